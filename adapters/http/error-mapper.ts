@@ -1,0 +1,57 @@
+import { type ErrorCode, isDomainError } from '../../core/shared/errors';
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  code?: string;
+  details?: unknown;
+}
+
+/** The only place where domain error codes become HTTP statuses and the spec's error strings (section 7). */
+const table: Record<ErrorCode, [number, string]> = {
+  VALIDATION: [400, 'Validation Error'],
+  AUTHENTICATION_FAILED: [401, 'Authentication Failed'],
+  MISSING_AUTHORIZATION: [401, 'Missing or invalid authorization header'],
+  FORBIDDEN: [403, 'Forbidden'],
+  INSUFFICIENT_SCOPE: [403, 'insufficient_scope'],
+  ACCOUNT_SUSPENDED: [403, 'Account suspended'],
+  NOT_FOUND: [404, 'Not Found'],
+  CONFLICT: [409, 'Conflict'],
+  PLAN_LIMIT: [403, 'plan_limit'],
+  SEATS_EXHAUSTED: [403, 'seat_limit_reached'],
+  INSUFFICIENT_CREDITS: [402, 'insufficient_credits'],
+  RATE_LIMITED: [429, 'rate limited'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
+  NOT_CONFIGURED: [404, 'Not Found'],
+  UPSTREAM_FAILED: [502, 'Bad Gateway'],
+  KNOWLEDGE_BASE_NOT_READY: [400, 'Knowledge base not ready'],
+  INVALID_KNOWLEDGE_BASE_IDS: [400, 'invalid_knowledge_base_ids'],
+  UNSUPPORTED_URL: [400, 'unsupported_url'],
+  TURNSTILE_FAILED: [400, 'turnstile_failed'],
+  TOO_MANY_SOURCES: [400, 'too_many_sources'],
+  STORE_THROTTLED: [503, 'store_throttled'],
+  PROVIDER_LIMIT_REACHED: [503, 'provider_limit_reached'],
+  UNKNOWN_PROMPT_TYPE: [400, 'UNKNOWN_PROMPT_TYPE'],
+  INSTANCED_TYPE_NOT_ADDRESSED: [400, 'INSTANCED_TYPE_NOT_ADDRESSED'],
+  INSTANCE_NOT_FOUND: [400, 'INSTANCE_NOT_FOUND'],
+  INVALID_VARIABLE_NAMESPACE: [400, 'INVALID_VARIABLE_NAMESPACE'],
+  DUPLICATE_SECTION: [400, 'DUPLICATE_SECTION'],
+  INVALID_STATE: [409, 'Conflict'],
+  INTERNAL: [500, 'Internal Server Error'],
+};
+
+export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
+  if (isDomainError(e)) {
+    const [status, error] = table[e.code] ?? [500, 'Internal Server Error'];
+    return { status, body: { error, message: e.message, code: e.code, ...(e.details !== undefined ? { details: e.details } : {}) } };
+  }
+  const status = (e as { status?: number; statusCode?: number })?.status ?? (e as { statusCode?: number })?.statusCode;
+  if (status === 400 && (e as { type?: string }).type === 'entity.parse.failed') {
+    return { status: 400, body: { error: 'Validation Error', message: 'Request body is not valid JSON' } };
+  }
+  if (status === 413) return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large' } };
+  return { status: 500, body: { error: 'Internal Server Error', message: 'An unexpected error occurred' } };
+}
+
+export const statusFor = (code: ErrorCode) => table[code][0];

@@ -1,0 +1,87 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { type NextFunction, type Request, type Response, Router } from 'express';
+import type { Operation } from '../../contracts/operation';
+import type { Actor } from '../../core/identity/actor';
+import type { ForwardedIdentity } from '../../core/identity/token-claims';
+import { DomainError } from '../../core/shared/errors';
+import type { HandlerContext, HandlerMap } from './handler';
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, removeAdditional: false });
+addFormats(ajv);
+
+function compile(schema: unknown): ValidateFunction | null {
+  return schema && typeof schema === 'object' ? ajv.compile(schema) : null;
+}
+
+function check(validate: ValidateFunction | null, value: unknown, where: string) {
+  if (!validate || validate(value)) return;
+  const details = (validate.errors ?? []).map((e) => ({
+    field: `${where}${e.instancePath.replace(/\//g, '.')}${e.keyword === 'required' ? `.${(e.params as { missingProperty: string }).missingProperty}` : ''}`,
+    message: e.message ?? 'is invalid',
+  }));
+  const first = details[0];
+  throw new DomainError('VALIDATION', first ? `${first.field.replace(/^\./, '')} ${first.message}` : `Invalid ${where}`, details);
+}
+
+export interface MountOptions {
+  identityOf(req: Request): ForwardedIdentity;
+  resolveActor(identity: ForwardedIdentity): Promise<Actor | null>;
+}
+
+/**
+ * Mounts every operation on a router with its handler. An operation without a handler, or a handler
+ * without an operation, fails at boot, so the routes and the OpenAPI document cannot drift apart.
+ */
+export function mountOperations(operations: Operation[], handlers: HandlerMap, options: MountOptions): Router {
+  const router = Router();
+  const known = new Set(operations.map((o) => o.operationId));
+  const orphans = Object.keys(handlers).filter((id) => !known.has(id));
+  const missing = operations.filter((o) => !handlers[o.operationId]).map((o) => o.operationId);
+  if (orphans.length || missing.length) {
+    throw new Error(`Routes and contracts differ. Handlers without an operation: [${orphans.join(', ')}]; operations without a handler: [${missing.join(', ')}]`);
+  }
+  for (const o of operations) {
+    const body = o.body === 'multipart' ? null : compile(o.body);
+    const query = compile(o.query);
+    const params = compile(o.params);
+    const handler = handlers[o.operationId];
+    router[o.method](o.path, async (req: Request, res: Response, next: NextFunction) => {
+      try {
+        const identity = options.identityOf(req);
+        const ctx: HandlerContext = { req, res, body: req.body ?? {}, query: { ...req.query }, params: { ...req.params } as Record<string, string>, identity, actor: null, apiKey: null };
+        await authenticate(o, ctx, options);
+        if (o.body && o.body !== 'multipart' && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
+          throw new DomainError('VALIDATION', 'Request body must be a JSON object');
+        }
+        check(params, ctx.params, 'params');
+        check(query, ctx.query, 'query');
+        check(body, ctx.body, 'body');
+        const result = await handler(ctx);
+        if (!result || res.headersSent) return;
+        if (result.headers) res.set(result.headers);
+        if (result.body === undefined) res.status(result.status).end();
+        else res.status(result.status).json(result.body);
+      } catch (e) {
+        next(e);
+      }
+    });
+  }
+  return router;
+}
+
+async function authenticate(o: Operation, ctx: HandlerContext, options: MountOptions) {
+  const id = ctx.identity;
+  if (o.auth === 'user' || (o.auth === 'public' && id.userId)) {
+    if (!id.userId) throw new DomainError('MISSING_AUTHORIZATION', 'A bearer access token is required');
+    ctx.actor = await options.resolveActor(id);
+    if (!ctx.actor) throw new DomainError('AUTHENTICATION_FAILED', 'The account behind this token no longer exists');
+  }
+  if (o.auth === 'apiKey') {
+    if (!id.apiKeyId || !id.organizationId) throw new DomainError('MISSING_AUTHORIZATION', 'An API key is required');
+    ctx.apiKey = { keyId: id.apiKeyId, organizationId: id.organizationId, scopes: id.apiKeyScopes };
+    if (o.scope && !id.apiKeyScopes.includes(o.scope)) {
+      throw new DomainError('INSUFFICIENT_SCOPE', `This API key lacks the scope ${o.scope}`);
+    }
+  }
+}

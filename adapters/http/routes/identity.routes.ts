@@ -1,0 +1,77 @@
+import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from '../../../core/api-keys/api-keys';
+import { login, refresh, register, switchOrganization } from '../../../core/identity/authenticate';
+import { completeGoogleSignIn, type OAuthIdentityProvider, startGoogleSignIn } from '../../../core/identity/google-sign-in';
+import type { IdentityDeps } from '../../../core/identity/identity-deps';
+import { toOrganizationClaims, toUserView } from '../../../core/identity/session';
+import { acceptInvitation, inviteMember, listInvitations, revokeInvitation } from '../../../core/organizations/invitations';
+import { changeMemberRole, getSeatUsage, listMembers, removeMember } from '../../../core/organizations/members';
+import type { OrganizationDeps } from '../../../core/organizations/organization-deps';
+import { DomainError } from '../../../core/shared/errors';
+import { type HandlerMap, requireActor, requireApiKey } from '../handler';
+
+export interface IdentityRouteDeps {
+  identity: IdentityDeps;
+  organizations: OrganizationDeps;
+  apiKeys: ApiKeyDeps;
+  google: OAuthIdentityProvider | null;
+  /** Public base URL of the gateway (for the OAuth redirect URI). */
+  publicUrl: string;
+  /** Where the browser lands after Google sign-in. */
+  appUrl: string;
+}
+
+const ok = <T>(data: T, status = 200) => ({ status, body: { success: true, data } });
+
+export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
+  const googleRedirectUri = `${d.publicUrl.replace(/\/$/, '')}/api/auth/google/callback`;
+  return {
+    register: async ({ body }) => ok(await register(d.identity, body), 201),
+    login: async ({ body }) => ok(await login(d.identity, body)),
+    refresh: async ({ body }) => ok(await refresh(d.identity, body.refreshToken)),
+    switchOrganization: async (ctx) => ok(await switchOrganization(d.identity, requireActor(ctx).userId, ctx.body.organizationId)),
+    me: async (ctx) => {
+      const actor = requireActor(ctx);
+      const repos = d.identity.store.repos;
+      const [user, memberships] = await Promise.all([repos.users.findById(actor.userId), repos.memberships.listForUser(actor.userId)]);
+      if (!user) throw new DomainError('AUTHENTICATION_FAILED', 'Unknown user');
+      return { status: 200, body: { user: toUserView(user, toOrganizationClaims(memberships, actor.organizationId)) } };
+    },
+    googleStart: async ({ res }) => {
+      res.redirect(302, await startGoogleSignIn(d.identity, d.google, googleRedirectUri));
+    },
+    googleCallback: async ({ query, res }) => {
+      if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Google sign-in was not completed: ${query.error}`);
+      if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
+      const session = await completeGoogleSignIn(d.identity, d.google, { code: query.code, state: query.state, redirectUri: googleRedirectUri });
+      const fragment = new URLSearchParams({ accessToken: session.accessToken, refreshToken: session.refreshToken });
+      res.redirect(302, `${d.appUrl.replace(/\/$/, '')}/auth/callback#${fragment}`);
+    },
+    createInvitation: async (ctx) => ({ status: 201, body: await inviteMember(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.body) }),
+    listInvitations: async (ctx) => ({ status: 200, body: { invitations: await listInvitations(d.organizations, requireActor(ctx), ctx.params.orgId) } }),
+    revokeInvitation: async (ctx) => {
+      await revokeInvitation(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.params.id);
+      return { status: 204 };
+    },
+    acceptInvitation: async (ctx) => ({ status: 200, body: await acceptInvitation(d.organizations, requireActor(ctx), ctx.body.token) }),
+    listMembers: async (ctx) => ({ status: 200, body: { members: await listMembers(d.organizations, requireActor(ctx), ctx.params.orgId) } }),
+    changeMemberRole: async (ctx) => ({
+      status: 200,
+      body: { member: await changeMemberRole(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.params.userId, ctx.body.role) },
+    }),
+    removeMember: async (ctx) => {
+      await removeMember(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.params.userId);
+      return { status: 204 };
+    },
+    seatUsage: async (ctx) => ({ status: 200, body: await getSeatUsage(d.organizations, requireActor(ctx), ctx.params.orgId) }),
+    createApiKey: async (ctx) => ({ status: 201, body: await createApiKey(d.apiKeys, requireActor(ctx), ctx.body) }),
+    listApiKeys: async (ctx) => ({ status: 200, body: { apiKeys: await listApiKeys(d.apiKeys, requireActor(ctx)) } }),
+    revokeApiKey: async (ctx) => {
+      await revokeApiKey(d.apiKeys, requireActor(ctx), ctx.params.id);
+      return { status: 204 };
+    },
+    apiKeyWhoami: async (ctx) => {
+      const key = requireApiKey(ctx);
+      return { status: 200, body: { organizationId: key.organizationId, keyId: key.keyId, scopes: key.scopes } };
+    },
+  };
+}

@@ -1,0 +1,8 @@
+import type { MigrationSet } from '../migrator';
+import { identityMigration } from './0001_identity';
+
+/** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
+export const relationalMigrations: MigrationSet = {
+  table: 'knex_migrations',
+  migrations: [identityMigration],
+};

@@ -1,0 +1,67 @@
+import type { User, UserRepository } from '../../../core/identity/user';
+import type { DbHandle } from '../knex-store';
+import { iso } from './rows';
+
+const toUser = (r: Record<string, unknown>): User => ({
+  id: r.id as string,
+  email: r.email as string,
+  displayName: r.display_name as string,
+  passwordHash: (r.password_hash as string | null) ?? null,
+  emailVerified: r.email_verified as boolean,
+  accountType: r.account_type as User['accountType'],
+  platformRole: r.platform_role as User['platformRole'],
+  status: r.status as User['status'],
+  googleSubject: (r.google_subject as string | null) ?? null,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+const columns: Record<string, string> = {
+  displayName: 'display_name',
+  emailVerified: 'email_verified',
+  googleSubject: 'google_subject',
+  status: 'status',
+  platformRole: 'platform_role',
+  passwordHash: 'password_hash',
+};
+
+export class KnexUserRepository implements UserRepository {
+  constructor(private readonly db: DbHandle) {}
+
+  async create(u: User) {
+    await this.db()('users').insert({
+      id: u.id,
+      email: u.email,
+      display_name: u.displayName,
+      password_hash: u.passwordHash,
+      email_verified: u.emailVerified,
+      account_type: u.accountType,
+      platform_role: u.platformRole,
+      status: u.status,
+      google_subject: u.googleSubject,
+      created_at: u.createdAt,
+      updated_at: u.updatedAt,
+    });
+  }
+
+  async findById(id: string) {
+    const row = await this.db()('users').where({ id }).first();
+    return row ? toUser(row) : null;
+  }
+
+  async findByEmail(email: string) {
+    const row = await this.db()('users').where({ email: email.toLowerCase() }).first();
+    return row ? toUser(row) : null;
+  }
+
+  async findByGoogleSubject(subject: string) {
+    const row = await this.db()('users').where({ google_subject: subject }).first();
+    return row ? toUser(row) : null;
+  }
+
+  async update(id: string, patch: Parameters<UserRepository['update']>[1], at: string) {
+    const row: Record<string, unknown> = { updated_at: at };
+    for (const [k, v] of Object.entries(patch)) if (v !== undefined) row[columns[k]] = v;
+    await this.db()('users').where({ id }).update(row);
+  }
+}

@@ -1,0 +1,64 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApiApp } from '../adapters/http/api-app';
+import { allOperations } from '../contracts';
+import { verifyApiKey } from '../core/api-keys/api-keys';
+import { resolveActor } from '../core/identity/resolve-actor';
+import { createGateway, type Gateway } from '../gateway';
+import { INFRASTRUCTURE, SERVICES } from './container';
+import type { Container } from 'inversify';
+import type { Infrastructure } from './infrastructure';
+import type { Services } from './services';
+import { buildHandlers } from './http-routes';
+import { startWorkers } from './workers';
+
+export interface Running {
+  close(): Promise<void>;
+}
+
+export function createApi(container: Container) {
+  const infra = container.get<Infrastructure>(INFRASTRUCTURE);
+  const services = container.get<Services>(SERVICES);
+  return createApiApp({
+    operations: allOperations,
+    handlers: buildHandlers(infra, services),
+    internalSecret: infra.config.secrets.internal,
+    clock: infra.clock,
+    resolveActor: (identity) => resolveActor(infra.store, identity),
+    log: infra.log,
+  });
+}
+
+export async function startApi(container: Container, port: number, host: string): Promise<{ server: Server; address: AddressInfo } & Running> {
+  const app = createApi(container);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 65_000;
+  const close = () => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  return { server, address: server.address() as AddressInfo, close };
+}
+
+export async function startGateway(container: Container, upstream: { host: string; port: number }, port: number, host: string): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
+  const infra = container.get<Infrastructure>(INFRASTRUCTURE);
+  const services = container.get<Services>(SERVICES);
+  const gateway = createGateway({
+    upstream,
+    tokenSigner: infra.tokens,
+    verifyApiKey: (raw) => verifyApiKey(services.apiKeys, raw),
+    rateLimitStore: infra.rateLimits,
+    limits: infra.config.gateway.limits,
+    trustProxy: infra.config.gateway.trustProxy,
+    internalSecret: infra.config.secrets.internal,
+    clock: infra.clock,
+    onError: (err, context) => infra.log('warn', `gateway: ${context}`, err),
+  });
+  const address = await gateway.listen(port, host);
+  return { gateway, address, close: () => gateway.close(2000) };
+}
+
+export { startWorkers };

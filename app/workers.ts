@@ -1,0 +1,20 @@
+import type { Container } from 'inversify';
+import type { Subscription } from '../core/ports/job-queue';
+import { INFRASTRUCTURE, SERVICES } from './container';
+import type { Infrastructure } from './infrastructure';
+import type { Services } from './services';
+
+/** A background consumer: one queue, one core use case. Areas add theirs to `consumers`. */
+export interface Consumer {
+  queue: string;
+  start(infra: Infrastructure, services: Services): Promise<Subscription>;
+}
+
+export const consumers: Consumer[] = [];
+
+export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {
+  const infra = container.get<Infrastructure>(INFRASTRUCTURE);
+  const services = container.get<Services>(SERVICES);
+  const subscriptions = await Promise.all(consumers.map((c) => c.start(infra, services)));
+  return { close: async () => void (await Promise.all(subscriptions.map((s) => s.close()))) };
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env -S npx tsx
+import { ConfigError, loadConfig } from '../adapters/config/load-config';
+import type { Role } from '../adapters/config/platform-config';
+import { openDatabase } from '../adapters/postgres/database';
+import { migrate } from '../adapters/postgres/migrator';
+import { relationalMigrations } from '../adapters/postgres/migrations';
+import { createContainer } from '../app/container';
+import { buildInfrastructure } from '../app/infrastructure';
+import { createLogger } from '../app/logger';
+import { startPlatform } from '../app/platform';
+import { startApi, startGateway, startWorkers } from '../app/roles';
+
+const ROLES: Role[] = ['start', 'gateway', 'api', 'worker', 'migrate'];
+const usage = `usage: platform <${ROLES.join('|')}>
+  start    gateway + api + worker in one process, embedded defaults (PGlite under DATA_DIR)
+  gateway  the edge (PORT); needs API_URL, JWT_SECRET, INTERNAL_SECRET, DATABASE_URL
+  api      the backend HTTP API (API_PORT)
+  worker   background jobs
+  migrate  apply database migrations and exit`;
+
+async function main() {
+  const role = process.argv[2] as Role;
+  if (!ROLES.includes(role)) {
+    process.stderr.write(`${usage}\n`);
+    process.exit(2);
+  }
+  const config = loadConfig(role);
+  const log = createLogger(config.logLevel);
+  const stops: (() => Promise<void>)[] = [];
+
+  if (role === 'migrate') {
+    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+    const applied = await migrate(db.knex, [relationalMigrations]);
+    log('info', applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+    await db.close();
+    return;
+  }
+  if (role === 'start') {
+    const platform = await startPlatform(config);
+    stops.push(() => platform.close());
+    log('info', `Agent Platform listening on ${platform.gatewayUrl} (docs: ${platform.gatewayUrl}/api/docs)`);
+  } else {
+    const infra = await buildInfrastructure(config, log);
+    const container = createContainer(infra);
+    stops.push(() => infra.close());
+    if (role === 'api') {
+      const api = await startApi(container, config.api.port, config.api.host);
+      stops.unshift(() => api.close());
+      log('info', `api listening on ${config.api.host}:${api.address.port}`);
+    } else if (role === 'gateway') {
+      const target = new URL(config.api.url!);
+      const gw = await startGateway(container, { host: target.hostname, port: Number(target.port || 80) }, config.gateway.port, config.gateway.host);
+      stops.unshift(() => gw.close());
+      log('info', `gateway listening on ${config.gateway.host}:${gw.address.port} → ${config.api.url}`);
+    } else {
+      const workers = await startWorkers(container);
+      stops.unshift(() => workers.close());
+      log('info', 'worker running');
+    }
+  }
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log('info', `${signal}: shutting down`);
+    for (const s of stops) await s().catch((e) => log('error', 'shutdown step failed', e));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((e) => {
+  if (e instanceof ConfigError) {
+    process.stderr.write(`${e.message}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

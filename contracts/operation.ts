@@ -1,0 +1,51 @@
+/**
+ * One operation = one endpoint. The backend mounts handlers by operationId and validates requests with
+ * these schemas; the OpenAPI document is generated from the same objects. One source, not two.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export type AuthLane =
+  /** No credentials (register, login, docs). */
+  | 'open'
+  /** JWT user. */
+  | 'user'
+  /** Anonymous visitor, optionally with a verified user. */
+  | 'public'
+  /** Organization API key. */
+  | 'apiKey';
+
+export interface Operation {
+  operationId: string;
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express-style path (`/api/bots/:id`). */
+  path: string;
+  summary: string;
+  tags: string[];
+  auth: AuthLane;
+  /** API-key scope needed on the apiKey lane. */
+  scope?: string;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  /** JSON body schema; `multipart` for file uploads (validated by the handler). */
+  body?: JsonSchema | 'multipart';
+  responses: Record<string, { description: string; schema?: JsonSchema; contentType?: string }>;
+}
+
+export const op = (o: Operation): Operation => o;
+
+export const uuid = { type: 'string', format: 'uuid' } as const;
+export const idParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
+export const pageQuery = (defaultLimit: number, max = 200): JsonSchema => ({
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: max, default: defaultLimit },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
+});
+export const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: { error: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' }, details: {} },
+};
+export const errors = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [String(s), { description: 'Error', schema: errorSchema }]));

@@ -1,0 +1,70 @@
+import { DomainError } from '../shared/errors';
+import { createAccount } from './create-account';
+import type { IdentityDeps } from './identity-deps';
+import { issueSession, type Session } from './session';
+import type { User } from './user';
+
+export interface RegisterInput {
+  email: string;
+  password: string;
+  displayName?: string;
+  organizationName?: string;
+}
+
+export function assertActive(user: User) {
+  if (user.status !== 'active') throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
+}
+
+export async function register(deps: IdentityDeps, input: RegisterInput): Promise<Session> {
+  const email = input.email.trim().toLowerCase();
+  const displayName = input.displayName?.trim() || email.split('@')[0];
+  const organizationName = input.organizationName?.trim() || `${displayName}'s Organization`;
+  const passwordHash = await deps.passwords.hash(input.password);
+  return deps.store.transaction(async (repos) => {
+    if (await repos.users.findByEmail(email)) throw new DomainError('CONFLICT', 'An account with this email already exists');
+    const user = await createAccount(deps, repos, { email, displayName, passwordHash, accountType: 'password', emailVerified: false, organizationName });
+    return issueSession(deps, repos, user, null);
+  });
+}
+
+export async function login(deps: IdentityDeps, input: { email: string; password: string }): Promise<Session> {
+  const user = await deps.store.repos.users.findByEmail(input.email.trim());
+  const ok = user?.passwordHash ? await deps.passwords.verify(input.password, user.passwordHash) : false;
+  if (!user || !ok) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid email or password');
+  assertActive(user);
+  return deps.store.transaction((repos) => issueSession(deps, repos, user, null));
+}
+
+/** Rotation: a refresh token works once; presenting a spent one revokes its whole family. */
+export async function refresh(deps: IdentityDeps, refreshToken: string): Promise<Session> {
+  const claims = deps.tokens.verify(refreshToken, 'refresh');
+  if (!claims) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid or expired refresh token');
+  const now = deps.clock.now().toISOString();
+  const outcome = await deps.store.transaction(async (repos) => {
+    const record = await repos.refreshTokens.findById(claims.jti);
+    if (!record || record.revokedAt || record.userId !== claims.userId) return 'invalid' as const;
+    if (!(await repos.refreshTokens.markUsed(record.id, now))) {
+      await repos.refreshTokens.revokeFamily(record.familyId, now);
+      return 'reused' as const;
+    }
+    const user = await repos.users.findById(record.userId);
+    if (!user) return 'invalid' as const;
+    assertActive(user);
+    return issueSession(deps, repos, user, record.activeOrganizationId, record.familyId);
+  });
+  if (outcome === 'reused') throw new DomainError('AUTHENTICATION_FAILED', 'Refresh token was already used; sign in again');
+  if (outcome === 'invalid') throw new DomainError('AUTHENTICATION_FAILED', 'Invalid or expired refresh token');
+  return outcome;
+}
+
+export async function switchOrganization(deps: IdentityDeps, userId: string, organizationId: string): Promise<Session> {
+  return deps.store.transaction(async (repos) => {
+    const user = await repos.users.findById(userId);
+    if (!user) throw new DomainError('AUTHENTICATION_FAILED', 'Unknown user');
+    assertActive(user);
+    if (!(await repos.memberships.find(organizationId, userId))) {
+      throw new DomainError('FORBIDDEN', 'You are not a member of this organization');
+    }
+    return issueSession(deps, repos, user, organizationId);
+  });
+}

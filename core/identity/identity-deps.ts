@@ -1,0 +1,26 @@
+import type { Clock } from '../ports/clock';
+import type { IdGenerator } from '../ports/id-generator';
+import type { Store } from '../ports/store';
+import type { PlanLimits } from '../organizations/organization';
+import type { PasswordHasher } from './password-hasher';
+import type { TokenSigner } from './token-claims';
+
+export interface IdentitySettings {
+  initialCreditsUsd: number;
+  plan: PlanLimits;
+  superadminEmails: readonly string[];
+  accessTokenSeconds: number;
+  refreshTokenSeconds: number;
+}
+
+export interface IdentityDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  tokens: TokenSigner;
+  passwords: PasswordHasher;
+  settings: IdentitySettings;
+}
+
+export const ACCESS_TOKEN_SECONDS = 24 * 3600;
+export const REFRESH_TOKEN_SECONDS = 7 * 24 * 3600;

@@ -1,0 +1,5 @@
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, hash: string): Promise<boolean>;
+}
+export const PASSWORD_HASHER = Symbol.for('PasswordHasher');

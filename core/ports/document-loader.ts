@@ -1,0 +1,40 @@
+/**
+ * Turns an uploaded file into text for chunking. `detect` runs at upload time, before anything is stored:
+ * it is synchronous and cheap (extension, declared MIME type and magic numbers only) and throws
+ * DomainError('UNSUPPORTED_MEDIA_TYPE') for an unknown extension or bytes that do not match the declared
+ * type. `load` does the extraction in the worker; it throws DomainError('VALIDATION', 'No extractable
+ * text ...') when nothing readable comes out and DomainError('NOT_CONFIGURED') when a format needs an
+ * optional model (vision, transcription) that is not configured.
+ */
+export type DocumentKind = 'pdf' | 'docx' | 'doc' | 'text' | 'markdown' | 'csv' | 'html' | 'image' | 'audio' | 'video';
+
+export interface LoadInput {
+  bytes: Buffer;
+  /** Original file name; its extension selects the format. */
+  filename: string;
+  /** Content type the client declared; empty or application/octet-stream means "trust the extension". */
+  declaredMimeType?: string;
+}
+
+export interface LoadedImage {
+  /** Where the image sits: the file name for an uploaded image, the `src` inside a document. */
+  ref: string;
+  mimeType: string;
+  /** Caption or alt text. */
+  description?: string;
+}
+
+export interface LoadedDocument {
+  text: string;
+  /** Canonical MIME type of the detected format. */
+  mimeType: string;
+  title?: string;
+  images: LoadedImage[];
+  metadata: Record<string, unknown>;
+}
+
+export interface DocumentLoader {
+  detect(input: LoadInput): { mimeType: string; kind: DocumentKind };
+  load(input: LoadInput): Promise<LoadedDocument>;
+}
+export const DOCUMENT_LOADER = Symbol.for('DocumentLoader');

@@ -1,0 +1,12 @@
+import type { Repositories } from './repositories';
+
+/**
+ * Transactional access to the repositories. Inside `transaction`, every repository call (through the
+ * bundle passed in or through `repos`) joins the same transaction, so a use case never deadlocks on a
+ * one-connection pool and never half-writes.
+ */
+export interface Store {
+  readonly repos: Repositories;
+  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+}
+export const STORE = Symbol.for('Store');

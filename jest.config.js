@@ -1,0 +1,10 @@
+/** Tests are plain TypeScript compiled by swc (type checking is `npm run typecheck`). */
+module.exports = {
+  testEnvironment: 'node',
+  roots: ['<rootDir>/core', '<rootDir>/adapters', '<rootDir>/plugins', '<rootDir>/gateway', '<rootDir>/contracts', '<rootDir>/app', '<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transformIgnorePatterns: ['/node_modules/(?!(@electric-sql)/)'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};
