@@ -1,8 +1,9 @@
 import type { MigrationSet } from '../migrator';
 import { identityMigration } from './0001_identity';
+import { agentsMigration } from './0002_agents';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
   table: 'knex_migrations',
-  migrations: [identityMigration],
+  migrations: [identityMigration, agentsMigration],
 };

@@ -1,5 +1,6 @@
 import type { Repositories } from '../../../core/ports/repositories';
 import type { DbHandle } from '../knex-store';
+import { KnexAgentRepository } from './agents.repository';
 import { KnexApiKeyRepository } from './api-keys.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
@@ -19,5 +20,6 @@ export function createRepositories(db: DbHandle): Repositories {
     wallets: new KnexWalletRepository(db),
     billingEvents: new KnexBillingEventRepository(db),
     audit: new KnexAuditRepository(db),
+    agents: new KnexAgentRepository(db),
   };
 }

@@ -1,0 +1,236 @@
+import { promises as dns } from 'node:dns';
+import type { IncomingMessage } from 'node:http';
+import type { OutboundFetcher, OutboundRequest, OutboundResponse } from '../../core/ports/outbound-fetcher';
+import { DomainError, isDomainError } from '../../core/shared/errors';
+import { classifyAddress, classifyHost, type AddressVerdict } from './address-policy';
+import { discard, readBounded, sendPinned, type PinnedTarget } from './pinned-request';
+
+export type HostLookup = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
+
+export interface SsrfFetcherOptions {
+  /** Resolves a host name to every address; defaults to dns.promises.lookup(host, { all: true }). */
+  lookup?: HostLookup;
+  /** Test-only allowance: exact `ip:port` endpoints (`127.0.0.1:43123`, `[::1]:8080`) reachable although internal. */
+  allow?: string[];
+  userAgent?: string;
+  defaultTimeoutMs?: number;
+  defaultMaxBytes?: number;
+  defaultMaxRedirects?: number;
+}
+
+/** JSON schema (ajv) of the options that come from configuration; `lookup` is code, not config. */
+export const ssrfFetcherOptionsSchema = {
+  $id: 'ssrf-guarded-fetcher-options',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    allow: {
+      type: 'array',
+      description: 'Test-only: exact ip:port endpoints that may be reached although internal.',
+      items: { type: 'string', pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[0-9.]+):[0-9]{1,5}$' },
+      uniqueItems: true,
+      default: [],
+    },
+    userAgent: { type: 'string', minLength: 1, maxLength: 256 },
+    defaultTimeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
+    defaultMaxBytes: { type: 'integer', minimum: 1 },
+    defaultMaxRedirects: { type: 'integer', minimum: 0, maximum: 20 },
+  },
+} as const;
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_MAX_REDIRECTS = 5;
+const DEFAULT_USER_AGENT = 'agent-platform/0.1 (+outbound-fetcher)';
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers the fetcher owns; a caller cannot set them. */
+const RESERVED_HEADERS = new Set([
+  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'expect',
+  'proxy-connection', 'trailer',
+]);
+/** Headers that must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+const refused = (message: string, details?: unknown) => new DomainError('UNSUPPORTED_URL', message, details);
+const upstream = (message: string, details?: unknown) => new DomainError('UPSTREAM_FAILED', message, details);
+
+const defaultLookup: HostLookup = async (hostname) => {
+  const answers = await dns.lookup(hostname, { all: true, verbatim: true });
+  return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+};
+
+/** Endpoint key used by the `allow` list: `1.2.3.4:80` or `[::1]:80`, addresses canonical. */
+function endpointKey(verdict: AddressVerdict, port: number): string {
+  return verdict.family === 6 ? `[${verdict.address}]:${port}` : `${verdict.address}:${port}`;
+}
+
+function parseAllowEntry(entry: string): string {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry.trim());
+  const port = match ? Number(match[2]) : 0;
+  const host = match ? classifyHost(match[1]) : null;
+  if (!match || host?.kind !== 'ip' || port < 1 || port > 65535) {
+    throw new DomainError('VALIDATION', `invalid outbound allow entry "${entry}": expected ip:port`);
+  }
+  return endpointKey(host.verdict, port);
+}
+
+function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new DomainError('VALIDATION', `${name} must be an integer of at least ${min}`);
+  }
+  return value;
+}
+
+/** Parses a URL (absolute, or relative to `base` for Location headers) and checks scheme and form. */
+function parseTarget(text: string, base?: URL): URL {
+  let url: URL;
+  try {
+    url = new URL(text, base);
+  } catch {
+    throw refused('URL is malformed', { url: text });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw refused(`URL scheme ${url.protocol} is not supported; only http and https`, { url: url.href });
+  }
+  if (url.username || url.password) throw refused('URL must not embed credentials', { url: url.origin });
+  if (!url.hostname) throw refused('URL has no host', { url: url.href });
+  return url;
+}
+
+function flattenHeaders(res: IncomingMessage, decoded: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value === undefined) continue;
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  if (decoded) {
+    delete headers['content-encoding'];
+    delete headers['content-length'];
+  }
+  return headers;
+}
+
+/**
+ * The one way to fetch a user-supplied URL. Every hop is resolved, every answer is checked against
+ * the address policy, and the connection goes to the checked address (no second DNS lookup, so DNS
+ * rebinding between check and connect is impossible). Redirects are followed by hand and re-checked.
+ */
+export class SsrfGuardedFetcher implements OutboundFetcher {
+  readonly id = 'ssrf-guarded';
+  static readonly optionsSchema = ssrfFetcherOptionsSchema;
+
+  private readonly lookup: HostLookup;
+  private readonly allowed: ReadonlySet<string>;
+  private readonly userAgent: string;
+  private readonly defaultTimeoutMs: number;
+  private readonly defaultMaxBytes: number;
+  private readonly defaultMaxRedirects: number;
+
+  constructor(options: SsrfFetcherOptions = {}) {
+    this.lookup = options.lookup ?? defaultLookup;
+    this.allowed = new Set((options.allow ?? []).map(parseAllowEntry));
+    this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
+    this.defaultTimeoutMs = positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS);
+    this.defaultMaxBytes = positive('defaultMaxBytes', options.defaultMaxBytes, DEFAULT_MAX_BYTES);
+    this.defaultMaxRedirects = positive('defaultMaxRedirects', options.defaultMaxRedirects, DEFAULT_MAX_REDIRECTS, 0);
+  }
+
+  async fetch(request: OutboundRequest): Promise<OutboundResponse> {
+    const timeoutMs = positive('timeoutMs', request.timeoutMs, this.defaultTimeoutMs);
+    const maxBytes = positive('maxBytes', request.maxBytes, this.defaultMaxBytes);
+    const maxRedirects = positive('maxRedirects', request.maxRedirects, this.defaultMaxRedirects, 0);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      return await this.follow(request, controller.signal, maxBytes, maxRedirects);
+    } catch (error) {
+      if (controller.signal.aborted) throw upstream(`request timed out after ${timeoutMs} ms`, { timeoutMs });
+      if (isDomainError(error)) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw upstream(`network error: ${code ? `${code} ` : ''}${(error as Error).message}`.trim(), { code });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async follow(request: OutboundRequest, signal: AbortSignal, maxBytes: number, maxRedirects: number) {
+    let url = parseTarget(request.url);
+    let method: string = request.method ?? 'GET';
+    let body = request.body === undefined ? undefined : Buffer.from(request.body);
+    const headers = this.requestHeaders(request.headers);
+    for (let redirects = 0; ; redirects++) {
+      const target = await this.resolve(url, signal);
+      const res = await sendPinned({ url, target, method, headers, body, signal });
+      const location = res.headers.location;
+      if (!REDIRECT_STATUSES.has(res.statusCode ?? 0) || !location) {
+        const read = method === 'HEAD' ? { body: Buffer.alloc(0), decoded: false } : await readBounded(res, maxBytes);
+        if (method === 'HEAD') discard(res);
+        return { status: res.statusCode ?? 0, headers: flattenHeaders(res, read.decoded), body: read.body, url: url.href };
+      }
+      discard(res);
+      if (redirects >= maxRedirects) {
+        throw upstream(`too many redirects (more than ${maxRedirects})`, { url: url.href, maxRedirects });
+      }
+      const next = parseTarget(location, url);
+      const status = res.statusCode ?? 0;
+      if (status === 303 || ((status === 301 || status === 302) && method === 'POST')) {
+        method = method === 'HEAD' ? 'HEAD' : 'GET';
+        body = undefined;
+        delete headers['content-type'];
+      }
+      if (next.origin !== url.origin) CREDENTIAL_HEADERS.forEach((name) => delete headers[name]);
+      url = next;
+    }
+  }
+
+  private requestHeaders(input: Record<string, string> | undefined): Record<string, string> {
+    const headers: Record<string, string> = { 'user-agent': this.userAgent, 'accept-encoding': 'gzip, br' };
+    for (const [name, value] of Object.entries(input ?? {})) {
+      const key = name.toLowerCase();
+      if (!RESERVED_HEADERS.has(key)) headers[key] = value;
+    }
+    return headers;
+  }
+
+  /** Resolves the URL host and refuses unless every answer is public or an allowed endpoint. */
+  private async resolve(url: URL, signal: AbortSignal): Promise<PinnedTarget> {
+    const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    const host = classifyHost(url.hostname);
+    if (host.kind === 'refused') throw refused(`URL host is not allowed (${host.reason})`, { host: url.hostname });
+    const verdicts = host.kind === 'ip' ? [host.verdict] : await this.resolveName(host.name, signal);
+    for (const verdict of verdicts) {
+      if (!verdict.allowed && !this.allowed.has(endpointKey(verdict, port))) {
+        throw refused(`URL resolves to a non-public address (${verdict.range})`, {
+          host: url.hostname,
+          address: verdict.address,
+          range: verdict.range,
+        });
+      }
+    }
+    const [first] = verdicts;
+    return { address: first.address, family: first.family, port };
+  }
+
+  private async resolveName(name: string, signal: AbortSignal): Promise<AddressVerdict[]> {
+    let answers: { address: string }[];
+    try {
+      answers = await new Promise((resolve, reject) => {
+        if (signal.aborted) return reject(new Error('aborted'));
+        const onAbort = () => reject(new Error('aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        this.lookup(name)
+          .then(resolve, reject)
+          .finally(() => signal.removeEventListener('abort', onAbort));
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      throw upstream(`could not resolve host ${name}${code ? ` (${code})` : ''}`, { host: name, code });
+    }
+    if (!Array.isArray(answers) || answers.length === 0) {
+      throw upstream(`could not resolve host ${name} (no addresses)`, { host: name });
+    }
+    return answers.map((answer) => classifyAddress(String(answer.address)));
+  }
+}
