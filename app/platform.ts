@@ -1,27 +1,60 @@
+import type { Container } from 'inversify';
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createContainer } from './container';
-import { buildInfrastructure, type InfrastructureOverrides } from './infrastructure';
+import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';
 import { createLogger } from './logger';
 import { startApi, startGateway, startWorkers } from './roles';
 
 export interface RunningPlatform {
+  /** Where clients reach the platform (the real port when PORT was 0). */
   gatewayUrl: string;
+  /** The backend on loopback; it refuses every request that does not come through the gateway. */
   apiUrl: string;
+  /** The composition root of this process (tests reach the store and the configuration through it). */
+  container: Container;
+  infrastructure: Infrastructure;
   close(): Promise<void>;
+}
+
+/** A URL derived from PORT=0 names no reachable port; it gets the port the gateway was given. */
+function withBoundPort(url: string, port: number): string {
+  const u = new URL(url);
+  if (u.port !== '0') return url;
+  u.port = String(port);
+  return u.toString().replace(/\/$/, '');
 }
 
 /** The `start` role: gateway, api and worker in one process; the api listens on loopback only. */
 export async function startPlatform(config: PlatformConfig, overrides: InfrastructureOverrides = {}): Promise<RunningPlatform> {
-  const log = createLogger(config.logLevel);
-  const infra = await buildInfrastructure(config, log, overrides);
+  // Our own copy: the public and app URLs are completed below once the gateway port is known.
+  const settings: PlatformConfig = { ...config };
+  const log = createLogger(settings.logLevel);
+  const infra = await buildInfrastructure(settings, log, overrides);
   const container = createContainer(infra);
-  const api = await startApi(container, config.role === 'start' ? 0 : config.api.port, '127.0.0.1');
-  const gateway = await startGateway(container, { host: '127.0.0.1', port: api.address.port }, config.gateway.port, config.gateway.host);
-  const workers = await startWorkers(container);
+  const started: { close(): Promise<void> }[] = [];
+  let api: Awaited<ReturnType<typeof startApi>>;
+  let gateway: Awaited<ReturnType<typeof startGateway>>;
+  let workers: Awaited<ReturnType<typeof startWorkers>>;
+  try {
+    api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1');
+    started.unshift(api);
+    gateway = await startGateway(container, { host: '127.0.0.1', port: api.address.port }, settings.gateway.port, settings.gateway.host);
+    started.unshift(gateway);
+    settings.publicUrl = withBoundPort(settings.publicUrl, gateway.address.port);
+    settings.appUrl = withBoundPort(settings.appUrl, gateway.address.port);
+    workers = await startWorkers(container);
+  } catch (e) {
+    // A port in use or a failing consumer must not leave the store and the other listeners open.
+    for (const s of started) await s.close().catch(() => undefined);
+    await infra.close();
+    throw e;
+  }
   const host = gateway.address.address.includes(':') ? `[${gateway.address.address}]` : gateway.address.address;
   return {
     gatewayUrl: `http://${host}:${gateway.address.port}`,
     apiUrl: `http://127.0.0.1:${api.address.port}`,
+    container,
+    infrastructure: infra,
     close: async () => {
       await gateway.close();
       await api.close();

@@ -4,6 +4,7 @@ import { createApiApp } from '../adapters/http/api-app';
 import { allOperations } from '../contracts';
 import { verifyApiKey } from '../core/api-keys/api-keys';
 import { resolveActor } from '../core/identity/resolve-actor';
+import { ensureCatalogue } from '../core/models/catalogue';
 import { createGateway, type Gateway } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Container } from 'inversify';
@@ -30,6 +31,7 @@ export function createApi(container: Container) {
 }
 
 export async function startApi(container: Container, port: number, host: string): Promise<{ server: Server; address: AddressInfo } & Running> {
+  await ensureCatalogue(container.get<Services>(SERVICES).catalogue);
   const app = createApi(container);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, () => resolve(s));

@@ -1,7 +1,9 @@
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
+import type { CatalogueDeps } from '../core/models/catalogue';
 import type { OrganizationDeps } from '../core/organizations/organization-deps';
+import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import type { Infrastructure } from './infrastructure';
 
 /** Dependency bundles of the core use cases, built once from the infrastructure. */
@@ -10,6 +12,7 @@ export interface Services {
   organizations: OrganizationDeps;
   apiKeys: ApiKeyDeps;
   billing: BillingDeps;
+  catalogue: CatalogueDeps;
 }
 
 export function buildServices(infra: Infrastructure): Services {
@@ -32,5 +35,6 @@ export function buildServices(infra: Infrastructure): Services {
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },
     billing: { store, clock, ids, marginMultiplier: config.billing.marginMultiplier },
+    catalogue: { store, clock, listing: config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null },
   };
 }

@@ -1,3 +1,5 @@
+import type { AgentRepository } from '../agents/agent';
+import type { ModelRepository } from '../models/model';
 import type { AuditRepository } from '../audit/audit.repository';
 import type { ApiKeyRepository } from '../api-keys/api-key';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
@@ -16,4 +18,6 @@ export interface Repositories {
   wallets: WalletRepository;
   billingEvents: BillingEventRepository;
   audit: AuditRepository;
+  agents: AgentRepository;
+  models: ModelRepository;
 }

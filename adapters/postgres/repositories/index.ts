@@ -1,6 +1,7 @@
 import type { Repositories } from '../../../core/ports/repositories';
 import type { DbHandle } from '../knex-store';
 import { KnexAgentRepository } from './agents.repository';
+import { KnexModelRepository } from './models.repository';
 import { KnexApiKeyRepository } from './api-keys.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
@@ -21,5 +22,6 @@ export function createRepositories(db: DbHandle): Repositories {
     billingEvents: new KnexBillingEventRepository(db),
     audit: new KnexAuditRepository(db),
     agents: new KnexAgentRepository(db),
+    models: new KnexModelRepository(db),
   };
 }
