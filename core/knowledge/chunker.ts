@@ -88,15 +88,17 @@ function findCut(t: string, pos: number, size: number, overlap: number): number 
   // Cutting before minCut would make small chunks, or fail to move past the overlap of the next one.
   const minCut = Math.min(limit, pos + Math.max(Math.ceil(size / 2), overlap + 1));
 
+  // Search only the window: String#lastIndexOf would scan back to the start of a long text.
+  const window = t.slice(minCut, limit + 2);
   for (const boundary of ['\n\n', '\n']) {
-    const i = t.lastIndexOf(boundary, limit);
-    if (i >= minCut) return i;
+    const i = window.lastIndexOf(boundary, limit - minCut);
+    if (i >= 0) return minCut + i;
   }
   for (let c = limit; c >= minCut; c--) {
     if (isSentenceEnd(t, c)) return c;
   }
-  const space = t.lastIndexOf(' ', limit);
-  if (space >= minCut) return space;
+  const space = window.lastIndexOf(' ', limit - minCut);
+  if (space >= 0) return minCut + space;
 
   if (isHighSurrogate(t.charCodeAt(limit - 1))) {
     // Keep the pair together: shorter chunk if possible, else one character over (only when size is 1).

@@ -1,0 +1,105 @@
+/**
+ * The DocumentLoader for every supported upload extension. `detect` checks extension, declared MIME type
+ * and magic numbers (see file-signature.ts); `load` runs the same check, then the format's extractor, and
+ * returns whitespace-normalised text (the same normalisation the chunker applies, so chunk offsets refer
+ * to this text).
+ */
+import { DomainError } from '../../core/shared/errors';
+import { normalizeWhitespace } from '../../core/knowledge/chunker';
+import type { DocumentKind, DocumentLoader, LoadInput, LoadedDocument } from '../../core/ports/document-loader';
+import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
+import { detectFile } from './file-signature';
+import type { FileFormat } from './file-types';
+import type { FormatLoader } from './format-loader';
+import { loadPdf } from './pdf.loader';
+import { loadDocx } from './docx.loader';
+import { loadDoc } from './doc.loader';
+import { loadMarkdown, loadPlainText } from './text.loader';
+import { loadCsv } from './csv.loader';
+import { loadHtml } from './html.loader';
+import { imageLoader, mediaLoader } from './media.loader';
+
+export interface MultiFormatDocumentLoaderOptions {
+  /** Vision model for captions and OCR of uploaded images; without it images fail with NOT_CONFIGURED. */
+  imageDescriber?: ImageDescriber;
+  /** Speech-to-text model for audio and video; without it they fail with NOT_CONFIGURED. */
+  transcriber?: Transcriber;
+}
+
+const EMPTY_REASONS: Record<DocumentKind, string> = {
+  pdf: 'the PDF has no text layer (scanned pages would need OCR)',
+  docx: 'the document contains no text',
+  doc: 'the document contains no text',
+  text: 'the file contains no text',
+  markdown: 'the file contains no text',
+  csv: 'the file contains no values',
+  html: 'the page has no readable content once scripts, navigation and boilerplate are removed',
+  image: 'the image description came back empty',
+  audio: 'the transcript is empty (no speech found)',
+  video: 'the transcript is empty (no speech found)',
+};
+
+export class MultiFormatDocumentLoader implements DocumentLoader {
+  readonly id = 'multi-format';
+  private readonly loaders: Readonly<Record<FileFormat, FormatLoader>>;
+
+  constructor(options: MultiFormatDocumentLoaderOptions = {}) {
+    const image = imageLoader(options.imageDescriber);
+    const audio = mediaLoader(options.transcriber, 'audio');
+    const video = mediaLoader(options.transcriber, 'video');
+    this.loaders = {
+      pdf: loadPdf,
+      docx: loadDocx,
+      doc: loadDoc,
+      txt: loadPlainText,
+      md: loadMarkdown,
+      csv: loadCsv,
+      html: loadHtml,
+      png: image,
+      jpeg: image,
+      gif: image,
+      webp: image,
+      mp3: audio,
+      wav: audio,
+      m4a: audio,
+      ogg: audio,
+      mp4: video,
+      webm: video,
+      mov: video,
+    };
+  }
+
+  detect(input: LoadInput): { mimeType: string; kind: DocumentKind } {
+    const { mimeType, kind } = detectFile(input);
+    return { mimeType, kind };
+  }
+
+  async load(input: LoadInput): Promise<LoadedDocument> {
+    const detected = detectFile(input);
+    const content = await this.loaders[detected.format]({
+      bytes: input.bytes,
+      filename: input.filename,
+      format: detected.format,
+      mimeType: detected.mimeType,
+    });
+    const text = normalizeWhitespace(content.text);
+    if (!text) {
+      throw new DomainError('VALIDATION', `No extractable text in "${input.filename}": ${EMPTY_REASONS[detected.kind]}`, {
+        filename: input.filename,
+        kind: detected.kind,
+      });
+    }
+    return {
+      text,
+      mimeType: detected.mimeType,
+      ...(content.title ? { title: content.title } : {}),
+      images: content.images ?? [],
+      metadata: {
+        ...content.metadata,
+        format: detected.format,
+        extension: detected.extension,
+        sizeBytes: input.bytes.length,
+      },
+    };
+  }
+}
