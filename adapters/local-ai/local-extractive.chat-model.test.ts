@@ -1,0 +1,147 @@
+import type { ChatRequest, ChatStreamPart } from '../../core/ports/chat-model';
+import { estimateTokens } from '../../core/shared/token-estimate';
+import { NO_ANSWER_TEXT, splitSentences } from './extractive-answer';
+import { LocalChatModel } from './local-extractive.chat-model';
+
+const context = [
+  {
+    content:
+      '# Account help\nOur office is closed on public holidays. To reset your password, open Settings and choose Security.\n' +
+      'Then click Reset password and follow the link we e-mail you.',
+    documentTitle: 'Help centre',
+  },
+  { content: 'Refunds for annual plans are processed within 14 days. Monthly plans are not refunded.\n\nThe password reset link expires after 24 hours.' },
+];
+
+const ask = (question: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  model: 'local/extractive',
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: question },
+  ],
+  context,
+  ...extra,
+});
+
+async function collect(stream: AsyncIterable<ChatStreamPart>) {
+  const parts: ChatStreamPart[] = [];
+  for await (const part of stream) parts.push(part);
+  return parts;
+}
+
+describe('LocalChatModel', () => {
+  const model = new LocalChatModel();
+
+  it('serves local/ model ids only', () => {
+    expect(model.supports('local/extractive')).toBe(true);
+    expect(model.supports('local/anything')).toBe(true);
+    expect(model.supports('openai/gpt-4o-mini')).toBe(false);
+  });
+
+  it('answers from the relevant sentences, in their original order', async () => {
+    const completion = await model.complete(ask('Can I get a refund on an annual plan?'));
+    expect(completion.text).toBe('Refunds for annual plans are processed within 14 days.');
+    expect(completion.finishReason).toBe('stop');
+
+    const password = await model.complete(ask('How do I reset my password?'));
+    expect(password.text).toContain('To reset your password, open Settings and choose Security.');
+    expect(password.text).not.toContain('office');
+    expect(password.text).not.toContain('Refunds');
+    expect(password.text.indexOf('To reset')).toBeLessThan(password.text.indexOf('expires'));
+  });
+
+  it('deduplicates repeated sentences across chunks', async () => {
+    const dup = [...context, { content: 'Refunds for annual plans are processed within 14 days!' }];
+    const completion = await model.complete(ask('annual plan refunds', { context: dup }));
+    expect(completion.text.match(/Refunds for annual plans/g)).toHaveLength(1);
+  });
+
+  it('says plainly when the knowledge base has no answer', async () => {
+    expect((await model.complete(ask('What is the capital of France?'))).text).toBe(NO_ANSWER_TEXT);
+    expect((await model.complete(ask('How do I reset my password?', { context: [] }))).text).toBe(NO_ANSWER_TEXT);
+    expect((await model.complete(ask('How do I reset my password?', { context: undefined }))).text).toBe(NO_ANSWER_TEXT);
+  });
+
+  it('uses the previous question for a short follow-up', async () => {
+    const completion = await model.complete({
+      model: 'local/extractive',
+      messages: [
+        { role: 'user', content: 'How do refunds work?' },
+        { role: 'assistant', content: 'Refunds for annual plans are processed within 14 days.' },
+        { role: 'user', content: 'and monthly?' },
+      ],
+      context,
+    });
+    expect(completion.text).toBe('Monthly plans are not refunded.');
+  });
+
+  it('estimates usage from all messages and context (prompt) and the answer (completion)', async () => {
+    const request = ask('Can I get a refund on an annual plan?');
+    const completion = await model.complete(request);
+    const prompt =
+      request.messages.reduce((n, m) => n + estimateTokens(m.content), 0) + context.reduce((n, c) => n + estimateTokens(c.content), 0);
+    expect(completion.usage).toEqual({
+      promptTokens: prompt,
+      completionTokens: estimateTokens(completion.text),
+      totalTokens: prompt + estimateTokens(completion.text),
+    });
+  });
+
+  it('cuts the answer at maxTokens with finishReason length', async () => {
+    const completion = await model.complete(ask('How do I reset my password?', { maxTokens: 5 }));
+    expect(completion.finishReason).toBe('length');
+    expect(completion.usage.completionTokens).toBeLessThanOrEqual(5);
+    expect(completion.text.length).toBeGreaterThan(0);
+  });
+
+  it('streams the answer in word-sized tokens, then done', async () => {
+    const full = await model.complete(ask('How do I reset my password?'));
+    const parts = await collect(model.stream(ask('How do I reset my password?')));
+    const tokens = parts.filter((p): p is { type: 'token'; token: string } => p.type === 'token').map((p) => p.token);
+    expect(tokens.length).toBeGreaterThan(5);
+    for (const t of tokens) expect(t.trim().split(/\s+/)).toHaveLength(1);
+    expect(tokens.join('')).toBe(full.text);
+    const last = parts[parts.length - 1];
+    expect(last).toEqual({ type: 'done', completion: full });
+    expect(parts.filter((p) => p.type === 'done')).toHaveLength(1);
+  });
+
+  it('stops streaming when the signal aborts and counts only what was produced', async () => {
+    const controller = new AbortController();
+    const parts: ChatStreamPart[] = [];
+    for await (const part of model.stream(ask('How do I reset my password?', { signal: controller.signal }))) {
+      parts.push(part);
+      if (parts.length === 3) controller.abort();
+    }
+    const done = parts[parts.length - 1];
+    if (done.type !== 'done') throw new Error('expected done');
+    expect(parts).toHaveLength(4);
+    expect(done.completion.finishReason).toBe('aborted');
+    const produced = parts.slice(0, 3).map((p) => (p.type === 'token' ? p.token : '')).join('');
+    expect(done.completion.text).toBe(produced);
+    expect(done.completion.usage.completionTokens).toBe(estimateTokens(produced));
+  });
+
+  it('returns an aborted, empty completion when the signal is already aborted', async () => {
+    const completion = await model.complete(ask('How do I reset my password?', { signal: AbortSignal.abort() }));
+    expect(completion).toMatchObject({ text: '', finishReason: 'aborted', usage: { completionTokens: 0 } });
+    const parts = await collect(model.stream(ask('How do I reset my password?', { signal: AbortSignal.abort() })));
+    expect(parts).toHaveLength(1);
+    expect(parts[0]).toMatchObject({ type: 'done', completion: { text: '', finishReason: 'aborted' } });
+  });
+
+  it('rejects model ids it does not serve', async () => {
+    await expect(model.complete(ask('x', { model: 'openai/gpt-4o' }))).rejects.toMatchObject({ code: 'VALIDATION' });
+  });
+});
+
+describe('splitSentences', () => {
+  it('joins wrapped lines, splits sentences, drops headings and list markers', () => {
+    expect(splitSentences('# Title\nThis line is\nwrapped in a PDF. Second sentence here!\n- First item of a list\n- Second item')).toEqual([
+      'This line is wrapped in a PDF.',
+      'Second sentence here!',
+      'First item of a list',
+      'Second item',
+    ]);
+  });
+});
