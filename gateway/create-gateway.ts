@@ -1,0 +1,218 @@
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ForwardedIdentity } from '../core/identity/token-claims';
+import type { RateLimitDecision } from '../core/ports/rate-limit-store';
+import { anonymousIdentity, IDENTITY_HEADERS, signIdentity } from '../adapters/http/identity-signature';
+import { checkPath } from './path-guard';
+import { classifyLane } from './lanes';
+import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
+import { clientIp, ipRateLimitKey } from './client-ip';
+import { sendError } from './http-errors';
+import { createUpstreamForwarder, HOP_BY_HOP } from './upstream-forwarder';
+import { VerifiedTokenCache } from './verified-token-cache';
+import type { GatewayOptions, RateLimitRule } from './gateway-options';
+
+export interface Gateway {
+  server: http.Server;
+  listen(port: number, host?: string): Promise<AddressInfo>;
+  /** Stops accepting, lets running exchanges finish for up to `graceMs`, then cuts the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+const STRIPPED = new Set<string>([...HOP_BY_HOP, ...IDENTITY_HEADERS, 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+
+const MISSING = 'Missing or invalid authorization header';
+const FAILED = 'Authentication Failed';
+const WWW_AUTH = { 'www-authenticate': 'Bearer' };
+
+type Auth = { identity: ForwardedIdentity; principalKey: string | null } | { status: number; error: string; message: string };
+
+/** The edge on :4000: checks the path, limits rates, verifies credentials, signs the identity, streams to the backend. */
+export function createGateway(options: GatewayOptions): Gateway {
+  const { tokenSigner, verifyApiKey, rateLimitStore, limits, internalSecret, clock } = options;
+  const trustProxy = options.trustProxy ?? false;
+  const report = options.onError ?? (() => undefined);
+  if (!internalSecret) throw new Error('Gateway needs an internalSecret');
+  const forwarder = createUpstreamForwarder(options.upstream);
+  const tokens = new VerifiedTokenCache(tokenSigner, clock, options.tokenCacheSize ?? 5000);
+
+  async function limit(key: string, rule: RateLimitRule): Promise<RateLimitDecision | null> {
+    try {
+      return await rateLimitStore.hit(key, rule.limit, rule.windowSeconds);
+    } catch (err) {
+      report(err, 'rate-limit-store'); // fail open: a store outage must not take the API down
+      return null;
+    }
+  }
+
+  function userIdentity(token: string, ip: string): Auth {
+    const claims = tokens.verifyAccess(token);
+    if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
+    const org = claims.organizations[0];
+    return {
+      identity: {
+        userId: claims.userId,
+        organizationId: org?.id ?? null,
+        email: claims.email,
+        platformRole: claims.platformRole,
+        orgRole: org?.role ?? null,
+        apiKeyId: null,
+        apiKeyScopes: [],
+        clientIp: ip,
+      },
+      principalKey: `user:${claims.userId}`,
+    };
+  }
+
+  async function authenticate(lane: ReturnType<typeof classifyLane>, req: IncomingMessage, ip: string): Promise<Auth> {
+    if (lane === 'open') return { identity: anonymousIdentity(ip), principalKey: null };
+    if (lane === 'api-key') {
+      const cred = bearerCredential(req.headers);
+      if (cred.kind !== 'token') return { status: 401, error: MISSING, message: 'Send the API key as "Authorization: Bearer <API_KEY>"' };
+      let principal;
+      try {
+        principal = await verifyApiKey(cred.token);
+      } catch (err) {
+        report(err, 'api-key-verification');
+        return { status: 503, error: 'Service Unavailable', message: 'API keys cannot be checked right now' };
+      }
+      if (!principal) return { status: 401, error: FAILED, message: 'Invalid or revoked API key' };
+      return {
+        identity: {
+          ...anonymousIdentity(ip),
+          organizationId: principal.organizationId,
+          apiKeyId: principal.keyId,
+          apiKeyScopes: principal.scopes,
+        },
+        principalKey: `key:${principal.keyId}`,
+      };
+    }
+    const cred: Credential = bearerOrCookieCredential(req.headers);
+    if (cred.kind === 'token') return userIdentity(cred.token, ip);
+    if (lane === 'public' && cred.kind === 'none') return { identity: anonymousIdentity(ip), principalKey: null };
+    return {
+      status: 401,
+      error: MISSING,
+      message: 'Send the access token as "Authorization: Bearer <ACCESS_TOKEN>" or the access_token cookie',
+    };
+  }
+
+  function tooMany(res: ServerResponse, d: RateLimitDecision): void {
+    sendError(res, 429, 'rate limited', `Too many requests; retry after ${d.retryAfterSeconds} seconds`, {
+      'retry-after': d.retryAfterSeconds,
+      'ratelimit-limit': d.limit,
+      'ratelimit-remaining': 0,
+      'ratelimit-reset': d.retryAfterSeconds,
+    });
+  }
+
+  function forwardHeaders(req: IncomingMessage, ip: string, signed: Record<string, string>): OutgoingHttpHeaders {
+    const inbound = req.headers;
+    const connectionTokens = inbound.connection?.toLowerCase().split(',').map((t) => t.trim());
+    const out: OutgoingHttpHeaders = {};
+    for (const name in inbound) {
+      if (STRIPPED.has(name) || connectionTokens?.includes(name)) continue;
+      out[name] = inbound[name];
+    }
+    // Node has already de-chunked the body; ask for chunking again so the framing survives any method.
+    if (inbound['transfer-encoding'] !== undefined) out['transfer-encoding'] = 'chunked';
+    out['x-forwarded-for'] = ip;
+    out['x-forwarded-proto'] = (trustProxy && firstValue(inbound['x-forwarded-proto'])) || 'http';
+    const host = (trustProxy && firstValue(inbound['x-forwarded-host'])) || inbound.host;
+    if (host) out['x-forwarded-host'] = host;
+    return Object.assign(out, signed);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? 'GET';
+    const url = req.url ?? '/';
+    const path = checkPath(url);
+    if (!path.ok) return sendError(res, 400, 'Bad Request', path.message);
+
+    const ip = clientIp(req, trustProxy);
+    let decision = await limit(ipRateLimitKey(ip), limits.perIp);
+    if (decision && !decision.allowed) return tooMany(res, decision);
+
+    const lane = classifyLane(method, path.canonicalPath);
+    const auth = await authenticate(lane, req, ip);
+    if ('status' in auth) return sendError(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
+
+    if (auth.principalKey) {
+      const d = await limit(auth.principalKey, limits.perPrincipal);
+      if (d && !d.allowed) return tooMany(res, d);
+      if (d && (!decision || d.remaining < decision.remaining)) decision = d;
+    }
+
+    let signed: Record<string, string>;
+    try {
+      signed = signIdentity(internalSecret, auth.identity, method, url, clock.now().getTime());
+    } catch {
+      return sendError(res, 400, 'Bad Request', 'The identity cannot be forwarded');
+    }
+    if (res.destroyed || req.socket.destroyed) return; // the client left while credentials were checked
+    const headers = forwardHeaders(req, ip, signed);
+    if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
+    const te = req.headers['transfer-encoding'];
+    const cl = req.headers['content-length'];
+    forwarder.forward(req, res, {
+      method,
+      path: url,
+      headers,
+      hasBody: te !== undefined || (cl !== undefined && cl !== '0'),
+      responseHeaders: decision
+        ? [
+            ['ratelimit-limit', String(decision.limit)],
+            ['ratelimit-remaining', String(decision.remaining)],
+          ]
+        : [],
+      onUnreachable: (err) => {
+        report(err, 'upstream');
+        sendError(res, 502, 'Bad Gateway', 'The backend service is unreachable');
+      },
+    });
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      report(err, 'handler');
+      sendError(res, 500, 'Internal Server Error', 'Unexpected gateway error');
+    });
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const body = JSON.stringify({ error: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request', message: 'Malformed HTTP request' });
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
+
+  return {
+    server,
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve(server.address() as AddressInfo);
+        });
+      }),
+    close: (graceMs = 5000) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        timer.unref();
+        server.close(() => {
+          clearTimeout(timer);
+          forwarder.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function firstValue(v: string | string[] | undefined): string | undefined {
+  const s = Array.isArray(v) ? v[0] : v;
+  return s?.split(',')[0]?.trim() || undefined;
+}

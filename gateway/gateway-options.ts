@@ -1,0 +1,63 @@
+import type { ApiKeyPrincipal, TokenSigner } from '../core/identity/token-claims';
+import type { Clock } from '../core/ports/clock';
+import type { RateLimitStore } from '../core/ports/rate-limit-store';
+import type { Upstream } from './upstream-forwarder';
+
+export interface RateLimitRule {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface GatewayLimits {
+  /** Every request, keyed by client address (IPv6 by /64). */
+  perIp: RateLimitRule;
+  /** Requests with a verified principal, keyed by API key id or user id. */
+  perPrincipal: RateLimitRule;
+}
+
+export type GatewayErrorContext = 'rate-limit-store' | 'api-key-verification' | 'upstream' | 'handler';
+
+export interface GatewayOptions {
+  upstream: Upstream;
+  tokenSigner: TokenSigner;
+  verifyApiKey: (rawKey: string) => Promise<ApiKeyPrincipal | null>;
+  rateLimitStore: RateLimitStore;
+  limits: GatewayLimits;
+  /** Keys the identity signature the backend checks (adapters/http/identity-signature.ts). */
+  internalSecret: string;
+  clock: Clock;
+  /** Take the client address from X-Forwarded-For's first hop (only behind a proxy that sets it). Default false. */
+  trustProxy?: boolean;
+  /** How many verified access tokens to remember (0 disables the cache). Default 5000. */
+  tokenCacheSize?: number;
+  /** Told about swallowed failures: a rate-limit store that is down (the gateway then fails open), and so on. */
+  onError?: (err: unknown, context: GatewayErrorContext) => void;
+}
+
+const rule = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1 },
+    windowSeconds: { type: 'integer', minimum: 1, maximum: 86400 },
+  },
+  required: ['limit', 'windowSeconds'],
+  additionalProperties: false,
+} as const;
+
+/** JSON schema (ajv) of the configurable part of the gateway options. */
+export const gatewayOptionsSchema = {
+  $id: 'gateway-options',
+  type: 'object',
+  properties: {
+    limits: {
+      type: 'object',
+      properties: { perIp: rule, perPrincipal: rule },
+      required: ['perIp', 'perPrincipal'],
+      additionalProperties: false,
+    },
+    trustProxy: { type: 'boolean', default: false },
+    tokenCacheSize: { type: 'integer', minimum: 0, maximum: 1000000, default: 5000 },
+  },
+  required: ['limits'],
+  additionalProperties: false,
+} as const;

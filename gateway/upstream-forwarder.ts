@@ -1,0 +1,105 @@
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+
+export type Upstream = { host: string; port: number } | { socketPath: string };
+
+/** Hop-by-hop headers (RFC 9110 7.6.1) never cross the proxy. */
+export const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+]);
+
+export interface ForwardRequest {
+  method: string;
+  path: string;
+  headers: OutgoingHttpHeaders;
+  /** False when the request has neither Content-Length (> 0) nor Transfer-Encoding. */
+  hasBody: boolean;
+  /** Added to the response unless the backend already set a header of that name (lower-case names). */
+  responseHeaders: [string, string][];
+  /** Called when the backend cannot be reached before any response byte was sent. */
+  onUnreachable(err: Error): void;
+}
+
+export interface UpstreamForwarder {
+  forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void;
+  close(): void;
+}
+
+const isRetryable = (err: NodeJS.ErrnoException) => err.code === 'ECONNRESET' || err.code === 'EPIPE';
+
+/**
+ * Streams a request to the backend over a keep-alive agent and streams the answer back chunk by chunk
+ * (SSE headers are flushed at once). A body-less request that hits a keep-alive socket the backend just closed
+ * is retried once on a fresh one.
+ */
+export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' });
+  const target = 'socketPath' in upstream ? { socketPath: upstream.socketPath } : { host: upstream.host, port: upstream.port };
+
+  function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
+    let current!: http.ClientRequest;
+    let settled = false;
+
+    const send = (mayRetry: boolean): void => {
+      const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers });
+      current = up;
+      up.on('response', (upRes) => {
+        settled = true;
+        relayResponse(upRes, res, f.responseHeaders);
+      });
+      up.on('error', (err: NodeJS.ErrnoException) => {
+        if (settled || res.destroyed) return;
+        if (mayRetry && !f.hasBody && up.reusedSocket && isRetryable(err)) return send(false);
+        settled = true;
+        if (f.hasBody) {
+          req.unpipe(up);
+          req.resume();
+        }
+        f.onUnreachable(err);
+      });
+      if (f.hasBody) req.pipe(up);
+      else up.end();
+    };
+
+    res.on('close', () => {
+      // The client went away (or the response ended): drop the backend exchange if it is still running.
+      if (!res.writableFinished) current.destroy();
+    });
+    send(true);
+  }
+
+  return {
+    forward,
+    close: () => agent.destroy(),
+  };
+}
+
+function relayResponse(upRes: IncomingMessage, res: ServerResponse, extra: [string, string][]): void {
+  const raw = upRes.rawHeaders;
+  const headers: string[] = [];
+  let eventStream = false;
+  const seen = extra.length > 0 ? new Set<string>() : null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue;
+    if (lower === 'content-type' && raw[i + 1]!.toLowerCase().startsWith('text/event-stream')) eventStream = true;
+    seen?.add(lower);
+    headers.push(name, raw[i + 1]!);
+  }
+  for (const [name, value] of extra) if (!seen!.has(name)) headers.push(name, value);
+  res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, headers);
+  if (eventStream) res.flushHeaders();
+  upRes.on('close', () => {
+    // A backend that dies mid-body must not look like a complete response to the client.
+    if (!upRes.complete) res.destroy();
+  });
+  upRes.pipe(res);
+}

@@ -1,0 +1,77 @@
+import type { RateLimitStore } from '../../core/ports/rate-limit-store';
+
+export interface RateLimitStoreFixture {
+  store: RateLimitStore;
+  /** Moves time forward by at least `ms` as the store sees it (a fake clock, or a real wait). */
+  advance(ms: number): Promise<void>;
+  /** Called after each test. */
+  teardown?(): Promise<void>;
+}
+
+/** Shared behaviour of every RateLimitStore adapter (fixed window per key). */
+export function rateLimitStoreConformance(name: string, makeFixture: () => Promise<RateLimitStoreFixture>): void {
+  describe(`RateLimitStore conformance: ${name}`, () => {
+    let fx: RateLimitStoreFixture;
+    let n = 0;
+    const key = (label: string) => `${label}-${process.pid}-${Date.now()}-${n++}`;
+
+    beforeEach(async () => {
+      fx = await makeFixture();
+    });
+    afterEach(async () => {
+      await fx.teardown?.();
+      await fx.store.close();
+    });
+
+    it('describes itself with an id', () => {
+      expect(typeof fx.store.id).toBe('string');
+      expect(fx.store.id.length).toBeGreaterThan(0);
+    });
+
+    it('allows up to the limit, counting remaining down, then denies with Retry-After', async () => {
+      const k = key('count');
+      const decisions = [];
+      for (let i = 0; i < 4; i++) decisions.push(await fx.store.hit(k, 3, 60));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false]);
+      expect(decisions.map((d) => d.remaining)).toEqual([2, 1, 0, 0]);
+      expect(decisions.every((d) => d.limit === 3)).toBe(true);
+      expect(decisions.slice(0, 3).every((d) => d.retryAfterSeconds === 0)).toBe(true);
+      const denied = decisions[3]!;
+      expect(Number.isInteger(denied.retryAfterSeconds)).toBe(true);
+      expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(denied.retryAfterSeconds).toBeLessThanOrEqual(60);
+    });
+
+    it('keeps keys independent', async () => {
+      const a = key('a');
+      const b = key('b');
+      expect((await fx.store.hit(a, 1, 60)).allowed).toBe(true);
+      expect((await fx.store.hit(a, 1, 60)).allowed).toBe(false);
+      expect((await fx.store.hit(b, 1, 60)).allowed).toBe(true);
+    });
+
+    it('keeps windows of different lengths on the same key independent', async () => {
+      const k = key('windows');
+      expect((await fx.store.hit(k, 1, 60)).allowed).toBe(true);
+      expect((await fx.store.hit(k, 1, 30)).allowed).toBe(true);
+      expect((await fx.store.hit(k, 1, 60)).allowed).toBe(false);
+    });
+
+    it('counts concurrent hits exactly', async () => {
+      const k = key('concurrent');
+      const decisions = await Promise.all(Array.from({ length: 20 }, () => fx.store.hit(k, 10, 60)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+      expect(decisions.map((d) => d.remaining).sort((x, y) => x - y)[0]).toBe(0);
+    });
+
+    it('starts a new window once the old one expires', async () => {
+      const k = key('expiry');
+      expect((await fx.store.hit(k, 1, 1)).allowed).toBe(true);
+      expect((await fx.store.hit(k, 1, 1)).allowed).toBe(false);
+      await fx.advance(1100);
+      const after = await fx.store.hit(k, 1, 1);
+      expect(after.allowed).toBe(true);
+      expect(after.remaining).toBe(0);
+    });
+  });
+}
