@@ -45,6 +45,13 @@ export interface Agent {
   slug: string | null;
   distribution: Distribution | null;
   reviewFeedback: string | null;
+  /** When the agent last entered pending_review. */
+  submittedAt: string | null;
+  /** Who approved or rejected it last, and when. */
+  reviewedBy: string | null;
+  reviewedAt: string | null;
+  /** When it last became published (null while never published). */
+  publishedAt: string | null;
   createdBy: string;
   createdAt: string;
   updatedAt: string;
@@ -58,17 +65,32 @@ export interface AgentGrant {
   permissions: ResourcePermission[];
 }
 
+export type AgentPatch = Partial<Omit<Agent, 'id' | 'organizationId' | 'createdAt' | 'createdBy'>>;
+
 /** Agents are always read within one organization; deleted agents are invisible unless asked for. */
 export interface AgentRepository {
   create(agent: Agent): Promise<void>;
   findById(organizationId: string, id: string, options?: { includeDeleted?: boolean }): Promise<Agent | null>;
+  /**
+   * Like findById, and holds a row lock until the transaction ends: serialises updates, version numbering
+   * and prompt-config saves of one agent. Call it inside `store.transaction`.
+   */
+  lockForUpdate(organizationId: string, id: string): Promise<Agent | null>;
+  /** Serialises plan-limit checks of one organization inside a transaction. */
+  lockOrganization(organizationId: string): Promise<void>;
   findBySlug(slug: string): Promise<Agent | null>;
   list(organizationId: string, page: { limit: number; offset: number }): Promise<{ items: Agent[]; total: number }>;
+  /** Published, distributed agents without membership or group restrictions, newest published first. */
+  listMarketplace(page: { limit: number; offset: number }): Promise<{ items: Agent[]; total: number }>;
   countLive(organizationId: string): Promise<number>;
-  update(organizationId: string, id: string, patch: Partial<Omit<Agent, 'id' | 'organizationId' | 'createdAt' | 'createdBy'>>): Promise<Agent | null>;
+  /** Throws CONFLICT when a unique value (the slug) is taken. */
+  update(organizationId: string, id: string, patch: AgentPatch): Promise<Agent | null>;
   /** Soft delete: sets deletedAt; conversations are kept. */
   softDelete(organizationId: string, id: string, at: string): Promise<boolean>;
+  /** True when any agent, deleted ones included, holds the slug (slugs are never reused). */
   slugExists(slug: string): Promise<boolean>;
   grantsFor(agentId: string, userId: string): Promise<ResourcePermission[]>;
+  listGrants(agentId: string): Promise<AgentGrant[]>;
+  /** Upsert; an empty permission list removes the grant. */
   setGrant(grant: AgentGrant): Promise<void>;
 }

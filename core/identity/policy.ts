@@ -11,6 +11,8 @@ export type OrgPermission =
   | 'org.manage_members'
   | 'api_keys.manage'
   | 'agents.create'
+  /** Approve or reject agents in review, publish without review, manage per-agent grants. */
+  | 'agents.review'
   | 'knowledge_bases.create'
   | 'billing.read'
   | 'audit.read'
@@ -22,7 +24,7 @@ export type ResourcePermission = 'read' | 'use' | 'edit' | 'update' | 'delete' |
 
 const everyone: OrgPermission[] = ['org.read'];
 const contributors: OrgPermission[] = [...everyone, 'agents.create', 'knowledge_bases.create', 'contacts.read', 'analytics.read'];
-const managers: OrgPermission[] = [...contributors, 'org.invite', 'org.manage_members', 'api_keys.manage', 'billing.read', 'audit.read'];
+const managers: OrgPermission[] = [...contributors, 'agents.review', 'org.invite', 'org.manage_members', 'api_keys.manage', 'billing.read', 'audit.read'];
 
 const ORG_PERMISSIONS: Record<OrgRole, ReadonlySet<OrgPermission>> = {
   owner: new Set(managers),

@@ -1,4 +1,5 @@
-import type { Agent, AgentGrant, AgentRepository } from '../../../core/agents/agent';
+import type { Agent, AgentGrant, AgentPatch, AgentRepository } from '../../../core/agents/agent';
+import { DomainError } from '../../../core/shared/errors';
 import type { ResourcePermission } from '../../../core/identity/policy';
 import type { DbHandle } from '../knex-store';
 import { iso, isoOrNull } from './rows';
@@ -24,6 +25,10 @@ const toAgent = (r: Record<string, unknown>): Agent => ({
   slug: (r.slug as string | null) ?? null,
   distribution: (r.distribution as Agent['distribution']) ?? null,
   reviewFeedback: (r.review_feedback as string | null) ?? null,
+  submittedAt: isoOrNull(r.submitted_at),
+  reviewedBy: (r.reviewed_by as string | null) ?? null,
+  reviewedAt: isoOrNull(r.reviewed_at),
+  publishedAt: isoOrNull(r.published_at),
   createdBy: r.created_by as string,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
@@ -47,6 +52,10 @@ const columns: Record<string, [string, boolean]> = {
   slug: ['slug', false],
   distribution: ['distribution', true],
   reviewFeedback: ['review_feedback', false],
+  submittedAt: ['submitted_at', false],
+  reviewedBy: ['reviewed_by', false],
+  reviewedAt: ['reviewed_at', false],
+  publishedAt: ['published_at', false],
   updatedAt: ['updated_at', false],
   deletedAt: ['deleted_at', false],
 };
@@ -74,6 +83,15 @@ export class KnexAgentRepository implements AgentRepository {
     return r ? toAgent(r) : null;
   }
 
+  async lockForUpdate(organizationId: string, id: string) {
+    const r = await this.db()('agents').where({ id, organization_id: organizationId }).whereNull('deleted_at').forUpdate().first();
+    return r ? toAgent(r) : null;
+  }
+
+  async lockOrganization(organizationId: string) {
+    await this.db()('organizations').where({ id: organizationId }).forUpdate().first('id');
+  }
+
   async findBySlug(slug: string) {
     const r = await this.db()('agents').where({ slug }).whereNull('deleted_at').first();
     return r ? toAgent(r) : null;
@@ -86,14 +104,34 @@ export class KnexAgentRepository implements AgentRepository {
     return { items: rows.map(toAgent), total: Number(n) };
   }
 
+  async listMarketplace(page: { limit: number; offset: number }) {
+    const base = () =>
+      this.db()('agents')
+        .where({ status: 'published' })
+        .whereNotNull('slug')
+        .whereNull('deleted_at')
+        .whereRaw(`coalesce((distribution->>'require_org_membership')::boolean, false) = false`)
+        .whereRaw(`coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(distribution->'allowed_group_ids') = 'array' THEN distribution->'allowed_group_ids' END), 0) = 0`);
+    const [{ n }] = await base().count({ n: '*' });
+    const rows = await base().orderBy('published_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset);
+    return { items: rows.map(toAgent), total: Number(n) };
+  }
+
   async countLive(organizationId: string) {
     const [{ n }] = await this.db()('agents').where({ organization_id: organizationId }).whereNull('deleted_at').count({ n: '*' });
     return Number(n);
   }
 
-  async update(organizationId: string, id: string, patch: Parameters<AgentRepository['update']>[2]) {
-    const [r] = await this.db()('agents').where({ id, organization_id: organizationId }).whereNull('deleted_at').update(toRow(patch)).returning('*');
-    return r ? toAgent(r) : null;
+  async update(organizationId: string, id: string, patch: AgentPatch) {
+    const row = toRow(patch);
+    const q = this.db()('agents').where({ id, organization_id: organizationId }).whereNull('deleted_at');
+    try {
+      const [r] = Object.keys(row).length ? await q.update(row).returning('*') : await q.select('*');
+      return r ? toAgent(r) : null;
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505') throw new DomainError('CONFLICT', 'That slug is already taken');
+      throw e;
+    }
   }
 
   async softDelete(organizationId: string, id: string, at: string) {
@@ -110,7 +148,16 @@ export class KnexAgentRepository implements AgentRepository {
     return ((r?.permissions as ResourcePermission[] | undefined) ?? []);
   }
 
+  async listGrants(agentId: string) {
+    const rows = await this.db()('agent_grants').where({ agent_id: agentId }).orderBy('user_id');
+    return rows.map((r) => ({ agentId: r.agent_id as string, userId: r.user_id as string, permissions: r.permissions as ResourcePermission[] }));
+  }
+
   async setGrant(g: AgentGrant) {
+    if (!g.permissions.length) {
+      await this.db()('agent_grants').where({ agent_id: g.agentId, user_id: g.userId }).delete();
+      return;
+    }
     await this.db()('agent_grants')
       .insert({ agent_id: g.agentId, user_id: g.userId, permissions: g.permissions })
       .onConflict(['agent_id', 'user_id'])

@@ -1,0 +1,54 @@
+import type { Agent } from './agent';
+import type { AgentSnapshot } from './agent-version';
+
+/** The agent object every endpoint returns (spec 2.3); get-agent adds knowledgeBases and modelInputModalities. */
+export function toAgentView(a: Agent, knowledgeBaseIds?: string[]) {
+  return {
+    id: a.id,
+    name: a.name,
+    description: a.description,
+    model: a.model,
+    organizationId: a.organizationId,
+    systemPrompt: a.systemPrompt,
+    isDraft: a.isDraft,
+    status: a.status,
+    streamingEnabled: a.streamingEnabled,
+    fileUploadsEnabled: a.fileUploadsEnabled,
+    voiceEnabled: a.voiceEnabled,
+    voiceSettings: a.voiceSettings,
+    multimodalConfig: a.multimodalConfig,
+    tools: a.tools,
+    templateVariables: a.templateVariables,
+    slug: a.slug,
+    distribution: a.distribution,
+    reviewFeedback: a.reviewFeedback,
+    submittedAt: a.submittedAt,
+    reviewedAt: a.reviewedAt,
+    publishedAt: a.publishedAt,
+    ...(knowledgeBaseIds ? { knowledgeBaseIds } : {}),
+    createdBy: a.createdBy,
+    createdAt: a.createdAt,
+    updatedAt: a.updatedAt,
+  };
+}
+
+export type AgentView = ReturnType<typeof toAgentView>;
+
+export function snapshotOf(a: Agent, knowledgeBaseIds: string[]): AgentSnapshot {
+  return {
+    name: a.name,
+    description: a.description,
+    model: a.model,
+    systemPrompt: a.systemPrompt,
+    isDraft: a.isDraft,
+    status: a.status,
+    streamingEnabled: a.streamingEnabled,
+    fileUploadsEnabled: a.fileUploadsEnabled,
+    voiceEnabled: a.voiceEnabled,
+    voiceSettings: a.voiceSettings,
+    multimodalConfig: a.multimodalConfig,
+    tools: a.tools,
+    templateVariables: a.templateVariables,
+    knowledgeBaseIds,
+  };
+}
