@@ -1,0 +1,62 @@
+/**
+ * Wiring of the sources area: the plugin registry (every folder of plugins/sources), the SSRF-guarded
+ * outbound fetcher of the knowledge adapters (OUTBOUND_ALLOW feeds its test-only allow list), the
+ * `sources.sync` worker and the scheduler timer of the worker role.
+ */
+import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
+import type { Subscription } from '../core/ports/job-queue';
+import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
+import { DEFAULT_SOURCES_SETTINGS, SYNC_QUEUE, type SourcesDeps, type SyncJobPayload } from '../core/sources/sources-deps';
+import { syncSource } from '../core/sources/sync-source';
+import { createSourceRegistry } from '../plugins/sources';
+import type { Infrastructure } from './infrastructure';
+import type { Consumer } from './workers';
+
+/** How often the worker looks for sources due for a sync. */
+export const SCHEDULER_INTERVAL_MS = 60_000;
+
+export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps): SourcesDeps {
+  return {
+    knowledge,
+    registry: createSourceRegistry(),
+    fetcher: infra.knowledge.outbound,
+    settings: DEFAULT_SOURCES_SETTINGS,
+    log: (level, message, extra) => infra.log(level, message, extra),
+  };
+}
+
+export const sourceSyncConsumer: Consumer = {
+  queue: SYNC_QUEUE,
+  start: (infra, services) =>
+    infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload)), {
+      concurrency: 2,
+      maxAttempts: 3,
+      backoffMs: 5000,
+    }),
+};
+
+/** Not a queue consumer: a timer in the worker role that queues due syncs (enqueueDueSyncs) every minute. */
+export const sourceSchedulerConsumer: Consumer = {
+  queue: `${SYNC_QUEUE}.scheduler`,
+  async start(_infra, services): Promise<Subscription> {
+    const deps = services.sources;
+    let running: Promise<unknown> = Promise.resolve();
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      running = enqueueDueSyncs(deps)
+        .catch((error) => deps.log('error', 'source scheduler tick failed', error))
+        .finally(() => {
+          busy = false;
+        });
+    }, SCHEDULER_INTERVAL_MS);
+    timer.unref();
+    return {
+      close: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  },
+};

@@ -1,0 +1,126 @@
+import { errors, op } from '../operation';
+
+const tags = ['knowledge', 'sources'];
+const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const nullableString = { type: ['string', 'null'] };
+const kbParams = obj({ id: { type: 'string' } });
+const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
+
+const sourceTypeNote = 'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';
+
+export const sourceSchema = obj(
+  {
+    id: { type: 'string' },
+    knowledgeBaseId: { type: 'string' },
+    url: { type: 'string' },
+    sourceType: { type: 'string' },
+    options: { type: 'object' },
+    syncEnabled: { type: 'boolean' },
+    syncFrequencyMinutes: { type: 'integer' },
+    lastSyncedAt: { ...nullableString, description: 'Last successful sync' },
+    nextSyncAt: { ...nullableString, description: 'When the scheduler syncs it next (null unless syncEnabled)' },
+    syncHealth: { type: 'string', description: '`pending` (never synced), `healthy` or `failing`' },
+    lastSyncError: { ...nullableString, description: 'Why the last sync failed; null when healthy' },
+    itemCount: { type: 'integer', description: 'Items (documents) recorded by the syncs' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+  ['id', 'knowledgeBaseId', 'url', 'sourceType', 'options', 'syncEnabled', 'syncFrequencyMinutes', 'lastSyncedAt', 'nextSyncAt', 'syncHealth', 'lastSyncError', 'itemCount'],
+);
+
+export const addSourceBody = {
+  type: 'object',
+  required: ['url'],
+  additionalProperties: false,
+  properties: {
+    url: { type: 'string', minLength: 1, maxLength: 2048 },
+    sourceType: { type: 'string', minLength: 1, maxLength: 40, default: 'url', description: sourceTypeNote },
+    syncEnabled: { type: 'boolean', default: false },
+    syncFrequencyMinutes: { type: 'integer', minimum: 5, maximum: 43200, default: 60 },
+    maxItems: { type: 'integer', minimum: 1, maximum: 10000 },
+    maxPages: { type: 'integer', minimum: 1, maximum: 200 },
+    crawlDepth: { type: 'integer', minimum: 0, maximum: 3, description: '0 = single page' },
+    mediaEmbeddingStrategy: { enum: ['native', 'transcription'] },
+    visualEntityExtraction: { type: 'boolean' },
+  },
+};
+
+const lightScrapeResult = obj({
+  url: { type: 'string' },
+  sourceType: { type: 'string' },
+  title: nullableString,
+  textContent: { ...nullableString, description: 'At most 2000 characters' },
+  author: nullableString,
+  excerpt: nullableString,
+  error: { ...nullableString, description: 'Why this URL could not be read (other URLs are unaffected)' },
+});
+
+export const sourceOperations = [
+  op({
+    operationId: 'addKnowledgeSource',
+    method: 'post',
+    path: '/api/knowledge/kb/:id/sources/url',
+    summary:
+      'Add a URL or feed source and queue its first sync (needs edit on the knowledge base). The URL is checked first: unreadable, internal or unsupported URLs are 400 unsupported_url, a store that rate-limits is 503 store_throttled. Adding the same URL and type again updates that source and queues a sync.',
+    tags,
+    auth: 'user',
+    params: kbParams,
+    body: addSourceBody,
+    responses: { '201': { description: 'Source added, sync queued', schema: obj({ source: sourceSchema, jobId: { type: 'string' }, message: { type: 'string' } }) }, ...errors(400, 401, 403, 404, 502, 503) },
+  }),
+  op({
+    operationId: 'listKnowledgeSources',
+    method: 'get',
+    path: '/api/knowledge/kb/:id/sources',
+    summary: 'Sources of the knowledge base with their sync health and item counts',
+    tags,
+    auth: 'user',
+    params: kbParams,
+    responses: { '200': { description: 'Sources', schema: obj({ sources: { type: 'array', items: sourceSchema }, count: { type: 'integer' } }) }, ...errors(401, 403, 404) },
+  }),
+  op({
+    operationId: 'syncKnowledgeSource',
+    method: 'post',
+    path: '/api/knowledge/kb/:id/sources/:sourceId/sync',
+    summary: 'Queue a re-sync: new items are indexed, changed items re-indexed, unchanged items skipped (needs edit)',
+    tags,
+    auth: 'user',
+    params: sourceParams,
+    responses: { '200': { description: 'Sync queued', schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, jobId: { type: 'string' } }) }, ...errors(401, 403, 404) },
+  }),
+  op({
+    operationId: 'deleteKnowledgeSource',
+    method: 'delete',
+    path: '/api/knowledge/kb/:id/sources/:sourceId',
+    summary: 'Remove the source and every document it added (chunks and vectors included; needs edit)',
+    tags,
+    auth: 'user',
+    params: sourceParams,
+    responses: {
+      '200': { description: 'Deleted', schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, documentsDeleted: { type: 'integer' }, chunksDeleted: { type: 'integer' } }) },
+      ...errors(401, 403, 404),
+    },
+  }),
+  op({
+    operationId: 'lightScrape',
+    method: 'post',
+    path: '/api/knowledge/light-scrape',
+    summary: 'Read up to 10 URLs without indexing them: 10 seconds per URL, text cut to 2000 characters, errors reported per URL',
+    tags,
+    auth: 'user',
+    body: {
+      type: 'object',
+      required: ['urls'],
+      additionalProperties: false,
+      properties: {
+        urls: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 10,
+          items: { type: 'object', required: ['url', 'sourceType'], additionalProperties: false, properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, sourceType: { type: 'string', minLength: 1, maxLength: 40, description: sourceTypeNote } } },
+        },
+      },
+    },
+    responses: { '200': { description: 'One result per URL, in request order', schema: obj({ results: { type: 'array', items: lightScrapeResult } }) }, ...errors(400, 401) },
+  }),
+];

@@ -1,0 +1,67 @@
+import type { Agent } from '../agents/agent';
+import { modelInputModalities } from '../agents/model-modalities';
+import { templateValues } from '../conversations/conversation-access';
+import type { Actor } from '../identity/actor';
+import type { Repositories } from '../ports/repositories';
+import { resolveWelcome } from '../prompts/resolve-prompt';
+import { DomainError } from '../shared/errors';
+
+const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export const publicAgentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found');
+
+/** Membership or group restrictions of the distribution (DECISIONS "Public distribution"). */
+export function isRestricted(agent: Agent): boolean {
+  const d = agent.distribution;
+  return !!d && (d.require_org_membership || (d.allowed_group_ids?.length ?? 0) > 0);
+}
+
+/**
+ * The agent behind a public slug, for this caller. Served only when it is published and distributed (has a
+ * slug); deleted, unpublished, unknown: 404. Restricted agents (require_org_membership, or any
+ * allowed_group_ids) need a verified identity (a bearer token on the public lane) that is a member of the
+ * agent's organization, in any role and whatever organization is active in the token. There is no group model
+ * yet, so allowed_group_ids means "members of the organization only". Everyone else gets 404, exactly as for
+ * a missing agent, so a restricted agent's existence is not revealed.
+ */
+export async function loadPublicAgent(repos: Repositories, slug: string, actor: Actor | null): Promise<Agent> {
+  if (typeof slug !== 'string' || slug.length > 200 || !SLUG.test(slug)) throw publicAgentNotFound();
+  const agent = await repos.agents.findBySlug(slug);
+  if (!agent || agent.deletedAt || agent.status !== 'published' || agent.slug !== slug) throw publicAgentNotFound();
+  if (isRestricted(agent)) {
+    if (!actor) throw publicAgentNotFound();
+    const membership = await repos.memberships.find(agent.organizationId, actor.userId);
+    if (!membership) throw publicAgentNotFound();
+  }
+  return agent;
+}
+
+/**
+ * `GET /api/public/agents/:slug`: the public fields of the agent (no organization, prompts or settings beyond
+ * what a chat client needs), the input modalities of its model, and its welcome: a fixed welcome is rendered
+ * without variables (conversation creation renders it again with the conversation); a generated one is only
+ * announced (it costs a model call per conversation).
+ */
+export async function getPublicAgent(repos: Repositories, slug: string, actor: Actor | null) {
+  const agent = await loadPublicAgent(repos, slug, actor);
+  const org = await repos.organizations.findById(agent.organizationId);
+  const [modalities, welcome] = await Promise.all([
+    modelInputModalities(repos, agent.model),
+    resolveWelcome(repos, agent.id, 'live', templateValues(agent, org, { id: '', platform: 'public', title: '' }, {}, {})),
+  ]);
+  return {
+    id: agent.id,
+    name: agent.name,
+    description: agent.description,
+    slug: agent.slug!,
+    model: agent.model,
+    streamingEnabled: agent.streamingEnabled,
+    fileUploadsEnabled: agent.fileUploadsEnabled,
+    voiceEnabled: agent.voiceEnabled,
+    multimodalConfig: agent.multimodalConfig,
+    modelInputModalities: modalities,
+    restricted: isRestricted(agent),
+    welcome: welcome ? { mode: welcome.mode, message: welcome.mode === 'fixed' ? welcome.text : null } : null,
+    publishedAt: agent.publishedAt,
+  };
+}
