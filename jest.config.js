@@ -5,6 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   transformIgnorePatterns: ['/node_modules/(?!(@electric-sql)/)'],
-  testTimeout: 30000,
+  // Hooks boot an embedded Postgres (PGlite); on a loaded 2-core machine that can take tens of seconds.
+  testTimeout: 180000,
   maxWorkers: 2,
 };

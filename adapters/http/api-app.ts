@@ -18,7 +18,7 @@ export interface ApiAppOptions {
   jsonLimit?: string;
 }
 
-const UNSIGNED_PATHS = new Set(['/health', '/ready']);
+const UNSIGNED_PATHS = new Set(['/health']);
 
 /**
  * The backend HTTP adapter. It trusts identity only from a valid gateway signature, so a backend reached

@@ -29,13 +29,15 @@ const view = (k: ApiKey): ApiKeyView => ({ id: k.id, name: k.name, scopes: k.sco
 /** The secret is shown once; only its hash is stored. */
 export async function createApiKey(deps: ApiKeyDeps, actor: Actor, input: { name: string; scopes: string[] }) {
   const organizationId = requireOrgPermission(actor, 'api_keys.manage');
+  const name = input.name.trim();
+  if (!name) throw new DomainError('VALIDATION', 'name must not be blank');
   const unknown = input.scopes.filter((s) => !(API_KEY_SCOPES as readonly string[]).includes(s));
   if (unknown.length) throw new DomainError('VALIDATION', `Unknown scope(s): ${unknown.join(', ')}; allowed: ${API_KEY_SCOPES.join(', ')}`);
   const key = `${KEY_PREFIX}${deps.ids.secret(32)}`;
   const record: ApiKey = {
     id: deps.ids.uuid(),
     organizationId,
-    name: input.name.trim(),
+    name,
     scopes: [...new Set(input.scopes)] as ApiKeyScope[],
     prefix: key.slice(0, KEY_PREFIX.length + 6),
     secretHash: sha256Hex(key),

@@ -29,7 +29,10 @@ export async function register(deps: IdentityDeps, input: RegisterInput): Promis
 
 export async function login(deps: IdentityDeps, input: { email: string; password: string }): Promise<Session> {
   const user = await deps.store.repos.users.findByEmail(input.email.trim());
-  const ok = user?.passwordHash ? await deps.passwords.verify(input.password, user.passwordHash) : false;
+  let ok = false;
+  if (user?.passwordHash) ok = await deps.passwords.verify(input.password, user.passwordHash);
+  // Same cost whether or not the account exists (or has a password), so response times do not reveal accounts.
+  else await deps.passwords.hash(input.password);
   if (!user || !ok) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid email or password');
   assertActive(user);
   return deps.store.transaction((repos) => issueSession(deps, repos, user, null));

@@ -16,5 +16,5 @@ export async function uniqueSlug(base: string, taken: (slug: string) => Promise<
   const root = slugify(base);
   if (!(await taken(root))) return root;
   for (let n = 2; n <= 20; n++) if (!(await taken(`${root}-${n}`))) return `${root}-${n}`;
-  return `${root}-${random().slice(0, 8).toLowerCase()}`;
+  return `${root}-${slugify(random()).replace(/-/g, '').slice(0, 8) || 'x'}`;
 }

@@ -14,16 +14,16 @@ export interface IdentityRouteDeps {
   organizations: OrganizationDeps;
   apiKeys: ApiKeyDeps;
   google: OAuthIdentityProvider | null;
-  /** Public base URL of the gateway (for the OAuth redirect URI). */
-  publicUrl: string;
-  /** Where the browser lands after Google sign-in. */
-  appUrl: string;
+  /** Public base URL of the gateway (for the OAuth redirect URI); read per request, as PORT=0 learns it after boot. */
+  readonly publicUrl: string;
+  /** Where the browser lands after Google sign-in; read per request too. */
+  readonly appUrl: string;
 }
 
 const ok = <T>(data: T, status = 200) => ({ status, body: { success: true, data } });
 
 export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
-  const googleRedirectUri = `${d.publicUrl.replace(/\/$/, '')}/api/auth/google/callback`;
+  const googleRedirectUri = () => `${d.publicUrl.replace(/\/$/, '')}/api/auth/google/callback`;
   return {
     register: async ({ body }) => ok(await register(d.identity, body), 201),
     login: async ({ body }) => ok(await login(d.identity, body)),
@@ -37,12 +37,12 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
       return { status: 200, body: { user: toUserView(user, toOrganizationClaims(memberships, actor.organizationId)) } };
     },
     googleStart: async ({ res }) => {
-      res.redirect(302, await startGoogleSignIn(d.identity, d.google, googleRedirectUri));
+      res.redirect(302, await startGoogleSignIn(d.identity, d.google, googleRedirectUri()));
     },
     googleCallback: async ({ query, res }) => {
       if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Google sign-in was not completed: ${query.error}`);
       if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
-      const session = await completeGoogleSignIn(d.identity, d.google, { code: query.code, state: query.state, redirectUri: googleRedirectUri });
+      const session = await completeGoogleSignIn(d.identity, d.google, { code: query.code, state: query.state, redirectUri: googleRedirectUri() });
       const fragment = new URLSearchParams({ accessToken: session.accessToken, refreshToken: session.refreshToken });
       res.redirect(302, `${d.appUrl.replace(/\/$/, '')}/auth/callback#${fragment}`);
     },

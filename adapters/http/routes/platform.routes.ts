@@ -26,14 +26,18 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
     topUpCredits: async (ctx) => {
       const actor = requireActor(ctx);
       requireSuperadmin(actor);
-      const wallet = await topUp(d.billing, ctx.params.id, ctx.body.amountUsd);
-      await recordAudit(d.billing, d.billing.store.repos, {
-        organizationId: ctx.params.id,
-        actorId: actor.userId,
-        action: 'billing.top_up',
-        resourceType: 'wallet',
-        resourceId: ctx.params.id,
-        metadata: { amountUsd: ctx.body.amountUsd },
+      // One transaction: a top-up is never committed without its audit entry.
+      const wallet = await d.billing.store.transaction(async (repos) => {
+        const topped = await topUp(d.billing, ctx.params.id, ctx.body.amountUsd);
+        await recordAudit(d.billing, repos, {
+          organizationId: ctx.params.id,
+          actorId: actor.userId,
+          action: 'billing.top_up',
+          resourceType: 'wallet',
+          resourceId: ctx.params.id,
+          metadata: { amountUsd: ctx.body.amountUsd },
+        });
+        return topped;
       });
       return { status: 200, body: { wallet } };
     },

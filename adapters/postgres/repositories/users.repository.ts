@@ -1,4 +1,5 @@
 import type { User, UserRepository } from '../../../core/identity/user';
+import { DomainError } from '../../../core/shared/errors';
 import type { DbHandle } from '../knex-store';
 import { iso } from './rows';
 
@@ -29,6 +30,14 @@ export class KnexUserRepository implements UserRepository {
   constructor(private readonly db: DbHandle) {}
 
   async create(u: User) {
+    // Two sign-ups with one email racing past the look-up meet at the unique index: a conflict, not a crash.
+    await this.insert(u).catch((e: unknown) => {
+      if ((e as { code?: string }).code === '23505') throw new DomainError('CONFLICT', 'An account with this email (or Google account) already exists');
+      throw e;
+    });
+  }
+
+  private async insert(u: User) {
     await this.db()('users').insert({
       id: u.id,
       email: u.email,
