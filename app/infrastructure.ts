@@ -19,6 +19,8 @@ import type { IdGenerator } from '../core/ports/id-generator';
 import type { JobQueue } from '../core/ports/job-queue';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
 import type { Store } from '../core/ports/store';
+import { buildKnowledgeAdapters, type KnowledgeAdapterOverrides, type KnowledgeAdapters } from './knowledge-infrastructure';
+import { buildChatAdapters, type ChatAdapterOverrides, type ChatAdapters } from './chat-infrastructure';
 import type { Logger } from './logger';
 
 /** Everything that touches the world, chosen per port by configuration. */
@@ -36,6 +38,10 @@ export interface Infrastructure {
   bus: EventBus;
   blobs: BlobStore;
   google: OAuthIdentityProvider | null;
+  /** Vector index, embedder, reranker, media understanding, document loader, outbound fetcher. */
+  knowledge: KnowledgeAdapters;
+  /** Chat model router (by model id prefix) and the optional speech synthesizer. */
+  chat: ChatAdapters;
   close(): Promise<void>;
 }
 
@@ -44,6 +50,10 @@ export interface InfrastructureOverrides {
   memoryDatabase?: boolean;
   passwords?: PasswordHasher;
   google?: OAuthIdentityProvider | null;
+  /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
+  knowledge?: KnowledgeAdapterOverrides;
+  /** Tests and benchmarks: extra or fake chat models, a fake speech synthesizer. */
+  chat?: ChatAdapterOverrides;
 }
 
 // Optional SDKs are loaded only when their adapter is selected.
@@ -86,12 +96,15 @@ export async function buildInfrastructure(config: PlatformConfig, log: Logger, o
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
   const closers: (() => Promise<void>)[] = [() => db.close()];
   try {
+    const knowledge = await buildKnowledgeAdapters(config, db, overrides.knowledge);
+    closers.unshift(() => knowledge.vectorIndex.close());
     await migrate(db.knex, [relationalMigrations]);
     const rateLimits = await rateLimitStoreFor(config);
     closers.unshift(() => rateLimits.close());
     const { queue, bus } = await messagingFor(config, log);
     closers.unshift(() => queue.close(), () => bus.close());
     const blobs = await blobStoreFor(config);
+    const chat = await buildChatAdapters(config, overrides.chat);
     const google =
       overrides.google !== undefined ? overrides.google : config.google ? new GoogleIdentityProvider(config.google) : null;
     return {
@@ -108,6 +121,8 @@ export async function buildInfrastructure(config: PlatformConfig, log: Logger, o
       bus,
       blobs,
       google,
+      knowledge,
+      chat,
       close: async () => {
         for (const close of closers) await close().catch((e) => log('warn', 'error while closing', e));
       },

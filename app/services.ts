@@ -1,10 +1,22 @@
+import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
 import type { CatalogueDeps } from '../core/models/catalogue';
 import type { OrganizationDeps } from '../core/organizations/organization-deps';
+import type { PromptDeps } from '../core/prompts/prompt-deps';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
+import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
+import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
 import type { Infrastructure } from './infrastructure';
+import { buildKnowledgeDeps } from './knowledge-services';
+import type { ChatDeps } from '../core/chat/chat-deps';
+import { buildChatDeps } from './chat-services';
+import type { SourcesDeps } from '../core/sources/sources-deps';
+import { setupSourceIngestion } from '../core/sources/setup-ingestion';
+import { buildSourcesDeps } from './sources-services';
+import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
+import { buildPublicChatDeps } from './public-chat-services';
 
 /** Dependency bundles of the core use cases, built once from the infrastructure. */
 export interface Services {
@@ -13,10 +25,20 @@ export interface Services {
   apiKeys: ApiKeyDeps;
   billing: BillingDeps;
   catalogue: CatalogueDeps;
+  agents: AgentDeps;
+  prompts: PromptDeps;
+  knowledge: KnowledgeDeps;
+  chat: ChatDeps;
+  sources: SourcesDeps;
+  publicChat: PublicChatDeps;
 }
 
 export function buildServices(infra: Infrastructure): Services {
   const { store, clock, ids, config } = infra;
+  const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
+  const knowledge = buildKnowledgeDeps(infra, billing);
+  const sources = buildSourcesDeps(infra, knowledge);
+  const chat = buildChatDeps(infra, billing, knowledge);
   return {
     identity: {
       store,
@@ -34,7 +56,24 @@ export function buildServices(infra: Infrastructure): Services {
     },
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },
-    billing: { store, clock, ids, marginMultiplier: config.billing.marginMultiplier },
+    billing,
     catalogue: { store, clock, listing: config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null },
+    agents: {
+      store,
+      clock,
+      ids,
+      settings: {
+        defaultModel: config.models.defaultChatModel ?? FALLBACK_CHAT_MODEL,
+        // Read on use: with PORT=0 the public URL is completed once the gateway listens (app/platform.ts).
+        publicAgentUrl: (slug) => `${config.publicUrl.replace(/\/$/, '')}/api/public/agents/${encodeURIComponent(slug)}`,
+      },
+      // The knowledge and sources areas plug in here: createKnowledgeBase (knowledge) and ingestion (sources).
+      setup: { createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }), ingestion: setupSourceIngestion(sources) },
+    },
+    prompts: { store, clock, ids },
+    knowledge,
+    sources,
+    chat,
+    publicChat: buildPublicChatDeps(infra, chat),
   };
 }

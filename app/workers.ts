@@ -2,6 +2,9 @@ import type { Container } from 'inversify';
 import type { Subscription } from '../core/ports/job-queue';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
+import { knowledgeIngestConsumer } from './knowledge-services';
+import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
+import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
 
 /** A background consumer: one queue, one core use case. Areas add theirs to `consumers`. */
@@ -10,7 +13,7 @@ export interface Consumer {
   start(infra: Infrastructure, services: Services): Promise<Subscription>;
 }
 
-export const consumers: Consumer[] = [];
+export const consumers: Consumer[] = [knowledgeIngestConsumer, sourceSyncConsumer, sourceSchedulerConsumer, attachmentExtractConsumer];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);

@@ -1,7 +1,7 @@
-import { DomainError } from '../../core/shared/errors';
+import { DomainError, PROVIDER_LIMIT_MESSAGE } from '../../core/shared/errors';
+import { retryAfterSeconds, withCause } from '../shared/provider-errors';
 
 /** The user-facing message for provider credit or token limits (spec section 7, provider_limit_reached). */
-export const PROVIDER_LIMIT_MESSAGE = 'The assistant is temporarily unavailable. Please try again later.';
 
 /** 429s that are a spent allowance rather than a burst: the trial key's monthly call cap, billing caps. */
 const ALLOWANCE_SPENT = /per month|\/\s*month|monthly|billing|payment|quota|credit/i;
@@ -22,17 +22,11 @@ function providerText(e: CohereErrorShape): string {
   return `${e.message ?? ''} ${fromBody}`;
 }
 
-function retryAfterSeconds(e: CohereErrorShape): number | undefined {
+function retryAfter(e: CohereErrorShape): number | undefined {
   const headers = e.rawResponse?.headers;
-  const value = typeof headers?.get === 'function' ? headers.get('retry-after') : null;
-  const seconds = value === null ? NaN : Number(value);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
+  return retryAfterSeconds(typeof headers?.get === 'function' ? headers.get('retry-after') : null);
 }
 
-function withCause(error: DomainError, cause: unknown): DomainError {
-  error.cause = cause;
-  return error;
-}
 
 /**
  * The one place Cohere failures become domain errors: HTTP 402 (billing limit), a 429 for a spent allowance
@@ -55,10 +49,12 @@ export function mapCohereError(error: unknown): DomainError {
   }
   if (status === 429) {
     return withCause(
-      new DomainError('RATE_LIMITED', 'The model provider is rate limiting requests; try again shortly.', { ...details, retryAfterSeconds: retryAfterSeconds(e) }),
+      new DomainError('RATE_LIMITED', 'The model provider is rate limiting requests; try again shortly.', { ...details, retryAfterSeconds: retryAfter(e) }),
       error,
     );
   }
   const message = status ? `The model provider failed (HTTP ${status}).` : 'The model provider could not be reached or sent an unreadable response.';
   return withCause(new DomainError('UPSTREAM_FAILED', message, details), error);
 }
+
+export { PROVIDER_LIMIT_MESSAGE };

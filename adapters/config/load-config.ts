@@ -121,6 +121,13 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
     billing: { initialCreditsUsd: raw.INITIAL_CREDITS_USD as number, marginMultiplier: raw.BILLING_MARGIN_MULTIPLIER as number },
     plans: { seats: raw.PLAN_SEATS as number, agents: raw.PLAN_AGENTS as number, knowledgeBases: raw.PLAN_KNOWLEDGE_BASES as number },
     uploads: { maxBytes: raw.UPLOAD_MAX_BYTES as number },
+    publicChat: {
+      chatPerMinute: raw.PUBLIC_CHAT_PER_MINUTE as number,
+      chatPerIpPerMinute: raw.PUBLIC_CHAT_PER_IP_PER_MINUTE as number,
+      uploadsPerMinute: raw.PUBLIC_UPLOADS_PER_MINUTE as number,
+      uploadsPerIpPerMinute: raw.PUBLIC_UPLOADS_PER_IP_PER_MINUTE as number,
+      attachmentMaxBytes: raw.PUBLIC_ATTACHMENT_MAX_BYTES as number,
+    },
     google: raw.GOOGLE_CLIENT_ID
       ? {
           clientId: raw.GOOGLE_CLIENT_ID as string,

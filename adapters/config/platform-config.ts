@@ -23,6 +23,8 @@ export interface PlatformConfig {
   billing: { initialCreditsUsd: number; marginMultiplier: number };
   plans: { seats: number; agents: number; knowledgeBases: number };
   uploads: { maxBytes: number };
+  /** Anonymous public chat: rate limits per anonymousId and per IP (per minute) and the attachment size limit. */
+  publicChat: { chatPerMinute: number; chatPerIpPerMinute: number; uploadsPerMinute: number; uploadsPerIpPerMinute: number; attachmentMaxBytes: number };
   google?: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userInfoUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];

@@ -1,7 +1,7 @@
-import { DomainError } from '../../core/shared/errors';
+import { DomainError, PROVIDER_LIMIT_MESSAGE } from '../../core/shared/errors';
+import { retryAfterSeconds, withCause } from '../shared/provider-errors';
 
 /** The user-facing message for provider credit or token limits (spec section 7, provider_limit_reached). */
-export const PROVIDER_LIMIT_MESSAGE = 'The assistant is temporarily unavailable. Please try again later.';
 
 const QUOTA_CODES = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active', 'insufficient_balance', 'payment_required']);
 const TOKEN_LIMIT_CODES = new Set(['context_length_exceeded', 'string_above_max_length', 'tokens_exceeded', 'max_tokens_exceeded']);
@@ -21,16 +21,8 @@ function shape(error: unknown): ProviderErrorShape {
   return error && typeof error === 'object' ? (error as ProviderErrorShape) : {};
 }
 
-function retryAfterSeconds(headers: ProviderErrorShape['headers']): number | undefined {
-  const value = typeof headers?.get === 'function' ? headers.get('retry-after') : null;
-  const seconds = value === null ? NaN : Number(value);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
-}
+const retryAfter = (headers: ProviderErrorShape['headers']) => retryAfterSeconds(typeof headers?.get === 'function' ? headers.get('retry-after') : null);
 
-function withCause(error: DomainError, cause: unknown): DomainError {
-  error.cause = cause;
-  return error;
-}
 
 /**
  * The one place OpenAI (and OpenAI-compatible) failures become domain errors:
@@ -57,7 +49,7 @@ export function mapOpenAiError(error: unknown, provider = 'openai'): DomainError
     return withCause(
       new DomainError('RATE_LIMITED', 'The model provider is rate limiting requests; try again shortly.', {
         ...details,
-        retryAfterSeconds: retryAfterSeconds(e.headers),
+        retryAfterSeconds: retryAfter(e.headers),
       }),
       error,
     );
@@ -65,3 +57,5 @@ export function mapOpenAiError(error: unknown, provider = 'openai'): DomainError
   const message = status ? `The model provider failed (HTTP ${status}).` : 'The model provider could not be reached or sent an unreadable response.';
   return withCause(new DomainError('UPSTREAM_FAILED', message, details), error);
 }
+
+export { PROVIDER_LIMIT_MESSAGE };

@@ -1,9 +1,19 @@
 import type { AgentRepository } from '../agents/agent';
+import type { AgentUsageReader } from '../agents/agent-usage';
+import type { AgentVersionRepository } from '../agents/agent-version';
+import type { KnowledgeLinks } from '../agents/knowledge-links';
+import type { PromptConfigRepository } from '../prompts/prompt-config';
 import type { ModelRepository } from '../models/model';
 import type { AuditRepository } from '../audit/audit.repository';
 import type { ApiKeyRepository } from '../api-keys/api-key';
+import type { ConversationRepository } from '../conversations/conversation';
+import type { AttachmentRepository } from '../attachments/attachment';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
 import type { OAuthStateRepository, RefreshTokenRepository, UserRepository } from '../identity/user';
+import type { DocumentRepository } from '../knowledge/document';
+import type { AgentKnowledgeLinkRepository, KnowledgeBaseRepository } from '../knowledge/knowledge-base';
+import type { SearchLogRepository } from '../knowledge/search-log';
+import type { KnowledgeSourceRepository } from '../knowledge/source';
 import type { InvitationRepository, MembershipRepository, OrganizationRepository } from '../organizations/organization';
 
 /** Every repository, bound to one connection or transaction. Each area adds its own here. */
@@ -19,5 +29,19 @@ export interface Repositories {
   billingEvents: BillingEventRepository;
   audit: AuditRepository;
   agents: AgentRepository;
+  agentVersions: AgentVersionRepository;
+  /** The agents area's view of knowledge bases (links, readiness). */
+  agentKnowledge: KnowledgeLinks;
+  agentUsage: AgentUsageReader;
+  prompts: PromptConfigRepository;
+  knowledgeBases: KnowledgeBaseRepository;
+  knowledgeLinks: AgentKnowledgeLinkRepository;
+  documents: DocumentRepository;
+  sources: KnowledgeSourceRepository;
+  searchLog: SearchLogRepository;
   models: ModelRepository;
+  /** Conversations and messages (chat area). */
+  conversations: ConversationRepository;
+  /** Public-chat attachments (public-chat area). */
+  attachments: AttachmentRepository;
 }

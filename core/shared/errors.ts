@@ -52,3 +52,6 @@ export const forbidden = (message = 'You do not have permission to perform this 
   new DomainError('FORBIDDEN', message);
 export const validation = (message: string, details?: unknown) => new DomainError('VALIDATION', message, details);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
+
+/** User-facing text of PROVIDER_LIMIT_REACHED (spec 7): the assistant is temporarily unavailable. */
+export const PROVIDER_LIMIT_MESSAGE = 'The assistant is temporarily unavailable. Please try again later.';

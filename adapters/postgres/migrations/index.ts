@@ -1,10 +1,14 @@
 import type { MigrationSet } from '../migrator';
 import { identityMigration } from './0001_identity';
 import { agentsMigration } from './0002_agents';
+import { knowledgeMigration } from './0003_knowledge';
+import { agentLifecycleMigration } from './0004_agent_lifecycle';
 import { modelsMigration } from './0005_models';
+import { chatMigration } from './0006_chat';
+import { publicChatMigration } from './0007_public_chat';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
   table: 'knex_migrations',
-  migrations: [identityMigration, agentsMigration, modelsMigration].sort((a, b) => a.name.localeCompare(b.name)),
+  migrations: [identityMigration, agentsMigration, knowledgeMigration, agentLifecycleMigration, modelsMigration, chatMigration, publicChatMigration].sort((a, b) => a.name.localeCompare(b.name)),
 };

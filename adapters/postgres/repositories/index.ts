@@ -1,10 +1,21 @@
 import type { Repositories } from '../../../core/ports/repositories';
 import type { DbHandle } from '../knex-store';
 import { KnexAgentRepository } from './agents.repository';
+import { KnexAgentKnowledgeLinks } from './agents.knowledge-links';
+import { KnexAgentUsageReader } from './agents.usage.repository';
+import { KnexAgentVersionRepository } from './agents.versions.repository';
+import { KnexPromptConfigRepository } from './prompt-config.repository';
 import { KnexModelRepository } from './models.repository';
 import { KnexApiKeyRepository } from './api-keys.repository';
 import { KnexAuditRepository } from './audit.repository';
+import { KnexConversationRepository } from './conversations.repository';
+import { KnexAttachmentRepository } from './attachments.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
+import { KnexKnowledgeBaseRepository } from './knowledge-bases.repository';
+import { KnexDocumentRepository } from './knowledge-documents.repository';
+import { KnexAgentKnowledgeLinkRepository } from './knowledge-links.repository';
+import { KnexSearchLogRepository } from './knowledge-search-log.repository';
+import { KnexKnowledgeSourceRepository } from './knowledge-sources.repository';
 import { KnexInvitationRepository, KnexMembershipRepository, KnexOrganizationRepository } from './organizations.repository';
 import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.repository';
 import { KnexUserRepository } from './users.repository';
@@ -22,6 +33,17 @@ export function createRepositories(db: DbHandle): Repositories {
     billingEvents: new KnexBillingEventRepository(db),
     audit: new KnexAuditRepository(db),
     agents: new KnexAgentRepository(db),
+    agentVersions: new KnexAgentVersionRepository(db),
+    agentKnowledge: new KnexAgentKnowledgeLinks(db),
+    agentUsage: new KnexAgentUsageReader(db),
+    prompts: new KnexPromptConfigRepository(db),
+    knowledgeBases: new KnexKnowledgeBaseRepository(db),
+    knowledgeLinks: new KnexAgentKnowledgeLinkRepository(db),
+    documents: new KnexDocumentRepository(db),
+    sources: new KnexKnowledgeSourceRepository(db),
+    searchLog: new KnexSearchLogRepository(db),
     models: new KnexModelRepository(db),
+    conversations: new KnexConversationRepository(db),
+    attachments: new KnexAttachmentRepository(db),
   };
 }

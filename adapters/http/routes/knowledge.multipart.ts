@@ -1,0 +1,63 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { DomainError } from '../../../core/shared/errors';
+
+export interface ReceivedFile {
+  filename: string;
+  mimeType: string;
+  bytes: Buffer;
+}
+
+/**
+ * Reads the one file part `field` of a multipart/form-data request into memory, refusing more than
+ * `maxBytes` (413) as soon as the limit is crossed. Other fields are ignored; a missing part is a 400.
+ */
+export function readMultipartFile(req: Request, options: { maxBytes: number; field?: string }): Promise<ReceivedFile> {
+  const field = options.field ?? 'file';
+  const type = req.headers['content-type'] ?? '';
+  if (!/^multipart\/form-data/i.test(type)) {
+    return Promise.reject(new DomainError('VALIDATION', `Send the file as multipart/form-data in a part named "${field}"`));
+  }
+  const declared = Number(req.headers['content-length']);
+  return new Promise<ReceivedFile>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 1, fields: 20, parts: 30 } });
+    } catch (error) {
+      reject(new DomainError('VALIDATION', `Malformed multipart request: ${(error as Error).message}`));
+      return;
+    }
+    let found: ReceivedFile | null = null;
+    let failed: DomainError | null = null;
+    const fail = (e: DomainError) => {
+      if (failed) return;
+      failed = e;
+      req.unpipe(parser);
+      req.resume(); // drain the rest so the connection can answer
+      reject(e);
+    };
+    parser.on('file', (name, stream, info) => {
+      if (name !== field || found) {
+        stream.resume();
+        return;
+      }
+      const parts: Buffer[] = [];
+      stream.on('data', (d: Buffer) => parts.push(d));
+      stream.on('limit', () => fail(new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${options.maxBytes} bytes allowed`)));
+      stream.on('end', () => {
+        if (!failed) found = { filename: info.filename ?? '', mimeType: info.mimeType ?? '', bytes: Buffer.concat(parts) };
+      });
+    });
+    parser.on('error', (error: Error) => fail(new DomainError('VALIDATION', `Malformed multipart request: ${error.message}`)));
+    parser.on('close', () => {
+      if (failed) return;
+      if (!found) reject(new DomainError('VALIDATION', `The multipart request has no file part named "${field}"`));
+      else resolve(found);
+    });
+    if (Number.isFinite(declared) && declared > options.maxBytes + 64 * 1024) {
+      fail(new DomainError('PAYLOAD_TOO_LARGE', `The request is larger than the ${options.maxBytes} bytes allowed`));
+      return;
+    }
+    req.pipe(parser);
+  });
+}

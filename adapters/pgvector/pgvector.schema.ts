@@ -1,0 +1,117 @@
+/**
+ * Schema of the pgvector index: the extension, a registry of vector spaces, and one chunk table per
+ * embedding size created on demand (`vector(d)` up to 2000 dimensions, `halfvec(d)` above, since pgvector's
+ * HNSW index takes at most 2000 full-precision or 4000 half-precision dimensions), each with an HNSW
+ * cosine index, a generated tsvector column with a GIN index, and btree indexes for the scope filters.
+ *
+ * The registry lives in its own migration set (bookkeeping table `vector_migrations`), run only when
+ * VECTOR_INDEX=pgvector.
+ */
+import type { Knex } from 'knex';
+import type { MigrationSet } from '../postgres/migrator';
+
+export const PGVECTOR_MISSING_MESSAGE =
+  'The PostgreSQL server lacks the pgvector extension (vector), which VECTOR_INDEX=pgvector needs. ' +
+  'Install pgvector on the database server (https://github.com/pgvector/pgvector, e.g. the postgresql-<version>-pgvector package or the pgvector/pgvector Docker image) ' +
+  'or set VECTOR_INDEX=elasticsearch with ELASTICSEARCH_URL.';
+
+/** Largest size HNSW indexes with full precision; above it the table uses halfvec. */
+export const MAX_FULL_PRECISION_DIMENSIONS = 2000;
+export const MAX_DIMENSIONS = 4000;
+
+export const pgvectorMigrations: MigrationSet = {
+  table: 'vector_migrations',
+  migrations: [
+    {
+      name: '0001_vector_spaces',
+      async up(db: Knex) {
+        await db.raw('CREATE EXTENSION IF NOT EXISTS vector');
+        await db.schema.createTable('vector_spaces', (t) => {
+          t.integer('dimensions').primary();
+          t.text('table_name').notNullable().unique();
+          t.text('element_type').notNullable();
+          t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
+        });
+      },
+    },
+  ],
+};
+
+export class PgvectorUnavailableError extends Error {
+  constructor(detail?: string) {
+    super(detail ? `${PGVECTOR_MISSING_MESSAGE} (${detail})` : PGVECTOR_MISSING_MESSAGE);
+    this.name = 'PgvectorUnavailableError';
+  }
+}
+
+/**
+ * Fails with a message naming the extension when the server cannot provide it: never a silent fallback.
+ * Creates the extension when it is available but not yet enabled in this database.
+ */
+export async function ensurePgvectorExtension(db: Knex): Promise<string> {
+  const installed = await db.raw("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+  if (installed.rows.length) return installed.rows[0].extversion as string;
+  const available = await db.raw("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  try {
+    await db.raw('CREATE EXTENSION IF NOT EXISTS vector');
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    if (!available.rows.length) throw new PgvectorUnavailableError(reason);
+    throw new Error(`The pgvector extension (vector) is installed on the server but could not be enabled in this database: ${reason}. Run CREATE EXTENSION vector as a superuser, or set VECTOR_INDEX=elasticsearch.`);
+  }
+  const after = await db.raw("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+  return after.rows[0]?.extversion as string;
+}
+
+export interface VectorSpace {
+  dimensions: number;
+  table: string;
+  elementType: 'vector' | 'halfvec';
+}
+
+export function spaceFor(dimensions: number): VectorSpace {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
+    throw new Error(`pgvector index: embeddings must have 1 to ${MAX_DIMENSIONS} dimensions, got ${dimensions}`);
+  }
+  return { dimensions, table: `kv_chunks_${dimensions}`, elementType: dimensions > MAX_FULL_PRECISION_DIMENSIONS ? 'halfvec' : 'vector' };
+}
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+/** Creates the chunk table of one embedding size (idempotent, serialised by an advisory lock). */
+export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig: string): Promise<void> {
+  if (!IDENT.test(space.table) || !IDENT.test(textSearchConfig)) throw new Error('pgvector index: invalid identifier');
+  const t = space.table;
+  const column = `${space.elementType}(${space.dimensions})`;
+  const ops = space.elementType === 'halfvec' ? 'halfvec_cosine_ops' : 'vector_cosine_ops';
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [0x6b7600 + space.dimensions]);
+    await trx.raw(`CREATE TABLE IF NOT EXISTS ${t} (
+      id uuid PRIMARY KEY,
+      organization_id uuid NOT NULL,
+      knowledge_base_id uuid NOT NULL,
+      document_id uuid NOT NULL,
+      chunk_index integer NOT NULL,
+      content text NOT NULL,
+      embedding ${column} NOT NULL,
+      embedding_type text NOT NULL DEFAULT 'text',
+      importance real NOT NULL DEFAULT 0.5,
+      metadata jsonb NOT NULL DEFAULT '{}',
+      tsv tsvector GENERATED ALWAYS AS (to_tsvector('${textSearchConfig}', content)) STORED
+    )`);
+    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_embedding_hnsw ON ${t} USING hnsw (embedding ${ops})`);
+    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_tsv_gin ON ${t} USING gin (tsv)`);
+    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_scope ON ${t} (organization_id, knowledge_base_id)`);
+    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_document ON ${t} (document_id, chunk_index)`);
+    await trx.raw('INSERT INTO vector_spaces (dimensions, table_name, element_type) VALUES (?, ?, ?) ON CONFLICT (dimensions) DO NOTHING', [
+      space.dimensions,
+      t,
+      space.elementType,
+    ]);
+  });
+}
+
+export async function listSpaces(db: Knex | Knex.Transaction): Promise<VectorSpace[]> {
+  const rows = await db('vector_spaces').select('dimensions').orderBy('dimensions');
+  return rows.map((r: { dimensions: number }) => spaceFor(Number(r.dimensions)));
+}

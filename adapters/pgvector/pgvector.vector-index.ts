@@ -1,0 +1,239 @@
+import type { Knex } from 'knex';
+import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
+import { migrate } from '../postgres/migrator';
+import { createSpace, ensurePgvectorExtension, listSpaces, pgvectorMigrations, spaceFor, type VectorSpace } from './pgvector.schema';
+
+export interface PgvectorVectorIndexOptions {
+  /** The relational store's connection (pgvector lives in the same Postgres). */
+  knex: Knex;
+  /** Postgres text search configuration of the tsvector column (default `english`); fixed per table once created. */
+  textSearchConfig?: string;
+  /** Rows per INSERT statement (default 500). */
+  batchSize?: number;
+  /** HNSW candidate list size during search (default 100; raised to twice the candidates asked for). */
+  efSearch?: number;
+}
+
+export const pgvectorOptionsSchema = {
+  type: 'object',
+  properties: {
+    textSearchConfig: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$', default: 'english' },
+    batchSize: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
+    efSearch: { type: 'integer', minimum: 10, maximum: 1000, default: 100 },
+  },
+} as const;
+
+const COLUMNS = 'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
+
+/**
+ * Full-text relevance in 0-1: three quarters the share of the query's lexemes found in the chunk, one
+ * quarter ts_rank saturated as r / (r + 0.1). The query is OR-ed (any term matches), stemmed and stop-word
+ * filtered by the text search configuration.
+ */
+const TEXT_SCORE = `CASE WHEN cardinality(q.lex) = 0 THEN 0 ELSE
+  0.75 * (SELECT count(*) FROM unnest(q.lex) l WHERE l = ANY(tsvector_to_array(c.tsv)))::float8 / cardinality(q.lex)
+  + 0.25 * (ts_rank(c.tsv, q.tq) / (ts_rank(c.tsv, q.tq) + 0.1)) END`;
+
+/** float4 keeps about 7 significant digits: sending 9 instead of 17 halves the text on the wire. */
+const toVectorLiteral = (v: number[]) => `[${v.map((x) => (Number.isFinite(x) ? Number(x.toPrecision(9)) : 0)).join(',')}]`;
+
+function toChunk(r: Record<string, unknown>): StoredChunk {
+  return {
+    id: r.id as string,
+    organizationId: r.organization_id as string,
+    knowledgeBaseId: r.knowledge_base_id as string,
+    documentId: r.document_id as string,
+    chunkIndex: Number(r.chunk_index),
+    content: r.content as string,
+    embeddingType: r.embedding_type as StoredChunk['embeddingType'],
+    importance: Number(r.importance),
+    metadata: (r.metadata as Record<string, unknown>) ?? {},
+  };
+}
+
+const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
+const toCandidate = (r: Record<string, unknown>): Candidate => ({
+  chunk: toChunk(r),
+  vectorScore: r.sim == null ? null : clamp01(Number(r.sim)),
+  textScore: r.text_score == null ? null : clamp01(Number(r.text_score)),
+});
+
+/** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
+export class PgvectorVectorIndex implements VectorIndex {
+  readonly id = 'pgvector';
+  private readonly db: Knex;
+  private readonly textConfig: string;
+  private readonly batchSize: number;
+  private readonly efSearch: number;
+  private readonly ready = new Map<number, Promise<void>>();
+  private iterativeScan = false;
+
+  private constructor(options: PgvectorVectorIndexOptions) {
+    this.db = options.knex;
+    this.textConfig = options.textSearchConfig ?? 'english';
+    this.batchSize = options.batchSize ?? 500;
+    this.efSearch = options.efSearch ?? 100;
+    if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig)) throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);
+  }
+
+  /** Checks the extension (a clear error when the server lacks it), runs the vector migrations. */
+  static async open(options: PgvectorVectorIndexOptions): Promise<PgvectorVectorIndex> {
+    const index = new PgvectorVectorIndex(options);
+    const version = await ensurePgvectorExtension(index.db);
+    await migrate(index.db, [pgvectorMigrations]);
+    const [major, minor] = version.split('.').map(Number);
+    index.iterativeScan = major > 0 || minor >= 8;
+    return index;
+  }
+
+  private space(dimensions: number): Promise<VectorSpace> {
+    const space = spaceFor(dimensions);
+    let p = this.ready.get(dimensions);
+    if (!p) {
+      p = createSpace(this.db, space, this.textConfig);
+      this.ready.set(dimensions, p);
+      p.catch(() => this.ready.delete(dimensions));
+    }
+    return p.then(() => space);
+  }
+
+  private async write(trx: Knex.Transaction, space: VectorSpace, chunks: VectorChunk[]) {
+    for (let i = 0; i < chunks.length; i += this.batchSize) {
+      const rows = chunks.slice(i, i + this.batchSize).map((c) => ({
+        id: c.id,
+        organization_id: c.organizationId,
+        knowledge_base_id: c.knowledgeBaseId,
+        document_id: c.documentId,
+        chunk_index: c.chunkIndex,
+        content: c.content.replace(/\u0000/g, ''),
+        embedding: toVectorLiteral(c.embedding),
+        embedding_type: c.embeddingType,
+        importance: c.importance,
+        metadata: JSON.stringify(c.metadata ?? {}),
+      }));
+      await trx(space.table).insert(rows).onConflict('id').merge();
+    }
+  }
+
+  private bySpace(chunks: VectorChunk[]): Map<number, VectorChunk[]> {
+    const groups = new Map<number, VectorChunk[]>();
+    for (const c of chunks) {
+      const list = groups.get(c.embedding.length) ?? [];
+      list.push(c);
+      groups.set(c.embedding.length, list);
+    }
+    return groups;
+  }
+
+  async upsert(chunks: VectorChunk[]): Promise<void> {
+    const groups = this.bySpace(chunks);
+    const spaces = await Promise.all([...groups.keys()].map((d) => this.space(d)));
+    await this.db.transaction(async (trx) => {
+      for (const space of spaces) await this.write(trx, space, groups.get(space.dimensions)!);
+    });
+  }
+
+  async replaceDocument(ref: { organizationId: string; knowledgeBaseId: string; documentId: string }, chunks: VectorChunk[]) {
+    if (chunks.some((c) => c.documentId !== ref.documentId || c.organizationId !== ref.organizationId || c.knowledgeBaseId !== ref.knowledgeBaseId)) {
+      throw new Error('replaceDocument: every chunk must belong to the document it replaces');
+    }
+    const groups = this.bySpace(chunks);
+    await Promise.all([...groups.keys()].map((d) => this.space(d)));
+    return this.db.transaction(async (trx) => {
+      let deleted = 0;
+      for (const space of await listSpaces(trx)) {
+        const keep = (groups.get(space.dimensions) ?? []).map((c) => c.id);
+        deleted += await trx(space.table)
+          .where({ organization_id: ref.organizationId, document_id: ref.documentId })
+          .modify((q) => {
+            if (keep.length) q.whereNot((w) => w.whereRaw('id = ANY(?::uuid[])', [keep]));
+          })
+          .delete();
+        if (keep.length) await this.write(trx, space, groups.get(space.dimensions)!);
+      }
+      return { deleted, written: chunks.length };
+    });
+  }
+
+  private async deleteWhere(where: Record<string, string>): Promise<number> {
+    let n = 0;
+    for (const space of await listSpaces(this.db)) n += await this.db(space.table).where(where).delete();
+    return n;
+  }
+
+  deleteByDocument(organizationId: string, documentId: string) {
+    return this.deleteWhere({ organization_id: organizationId, document_id: documentId });
+  }
+
+  deleteByKnowledgeBase(organizationId: string, knowledgeBaseId: string) {
+    return this.deleteWhere({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId });
+  }
+
+  async countByDocument(organizationId: string, documentId: string) {
+    let n = 0;
+    for (const space of await listSpaces(this.db)) {
+      const [{ c }] = await this.db(space.table).where({ organization_id: organizationId, document_id: documentId }).count({ c: '*' });
+      n += Number(c);
+    }
+    return n;
+  }
+
+  async search(query: HybridSearchQuery): Promise<HybridCandidates> {
+    const kbIds = [...new Set(query.knowledgeBaseIds)];
+    const text = query.text?.trim() ? query.text.trim().slice(0, 4000) : null;
+    const limit = Math.max(1, Math.min(query.candidatesPerKnowledgeBase, 1000));
+    if (kbIds.length === 0 || (!query.embedding && !text)) return { vector: [], text: [] };
+    const known = new Set((await listSpaces(this.db)).map((s) => s.dimensions));
+    const spaces = query.embedding ? (known.has(query.embedding.length) ? [spaceFor(query.embedding.length)] : []) : [...known].map(spaceFor);
+    if (spaces.length === 0) return { vector: [], text: [] };
+
+    return this.db.transaction(async (trx) => {
+      const out: HybridCandidates = { vector: [], text: [] };
+      const qCte = `q AS (SELECT replace(plainto_tsquery('${this.textConfig}', ?)::text, '&', '|')::tsquery AS tq, tsvector_to_array(to_tsvector('${this.textConfig}', ?)) AS lex)`;
+      const qArgs = [text ?? '', text ?? ''];
+      if (query.embedding) {
+        const space = spaces[0];
+        const cast = `?::${space.elementType}(${space.dimensions})`;
+        const e = toVectorLiteral(query.embedding);
+        await trx.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(this.efSearch, limit * 2))}`);
+        if (this.iterativeScan) await trx.raw("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+        const rows = await trx.raw(
+          `WITH ${qCte}
+           SELECT ${COLUMNS}, 1 - (c.embedding <=> ${cast}) AS sim, ${text ? TEXT_SCORE : 'NULL'} AS text_score
+           FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id)
+           CROSS JOIN LATERAL (
+             SELECT * FROM ${space.table} c
+             WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id
+             ORDER BY c.embedding <=> ${cast} LIMIT ?
+           ) c`,
+          [...qArgs, e, kbIds, query.organizationId, e, limit],
+        );
+        out.vector = rows.rows.map(toCandidate).sort((a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore!);
+      }
+      if (text) {
+        for (const space of spaces) {
+          const cast = `?::${space.elementType}(${space.dimensions})`;
+          const sim = query.embedding ? `1 - (c.embedding <=> ${cast})` : 'NULL';
+          const rows = await trx.raw(
+            `WITH ${qCte}
+             SELECT ${COLUMNS}, ${sim} AS sim, ${TEXT_SCORE} AS text_score
+             FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id)
+             CROSS JOIN LATERAL (
+               SELECT * FROM ${space.table} c
+               WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id AND c.tsv @@ q.tq
+               ORDER BY ts_rank(c.tsv, q.tq) DESC, c.id LIMIT ?
+             ) c`,
+            [...qArgs, ...(query.embedding ? [toVectorLiteral(query.embedding)] : []), kbIds, query.organizationId, limit],
+          );
+          out.text.push(...rows.rows.map(toCandidate));
+        }
+        out.text = out.text.filter((c) => (c.textScore ?? 0) > 0).sort((a, b) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id));
+      }
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    // the connection belongs to the relational store
+  }
+}

@@ -1,0 +1,43 @@
+import { createHmac } from 'node:crypto';
+import type { BillingDeps } from '../core/billing/billing';
+import { type ChatDeps, type ChatRetrieval, DEFAULT_CHAT_SETTINGS } from '../core/chat/chat-deps';
+import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
+import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
+import { noGraphSearch } from '../core/ports/graph-search';
+import type { Infrastructure } from './infrastructure';
+import { attachmentResolver } from './public-chat-services';
+
+type RetrievalParts = Pick<KnowledgeDeps, 'store' | 'vectorIndex' | 'embedder' | 'reranker' | 'billing' | 'pricing'>;
+
+/** Chat retrieval = the knowledge area's `retrieve`, plus its billing event when a paid embedder or reranker ran. */
+export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log']): ChatRetrieval {
+  return async (input) => {
+    const result = await retrieve(k, input);
+    await chargeRetrieval(k, input.organizationId, result.usage, { purpose: 'chat' }).catch((e) => log('warn', 'could not bill chat retrieval', e));
+    return result;
+  };
+}
+
+/**
+ * The chat area's dependencies. Attachments resolve from the public-chat area's attachment store; graph search
+ * is an empty port until the graph area lands.
+ */
+export function buildChatDeps(infra: Infrastructure, billing: BillingDeps, knowledge: RetrievalParts | null): ChatDeps {
+  return {
+    store: infra.store,
+    clock: infra.clock,
+    ids: infra.ids,
+    billing,
+    chatModel: infra.chat.chatModel,
+    retrieval: knowledge ? chatRetrieval(knowledge, infra.log) : null,
+    attachments: attachmentResolver(infra.store),
+    graph: noGraphSearch,
+    speech: infra.chat.speech,
+    settings: {
+      ...DEFAULT_CHAT_SETTINGS,
+      // Domain-separated from the JWT secret every role shares, so split roles verify each other's tokens.
+      contextTokenSecret: createHmac('sha256', infra.config.secrets.jwt).update('agent-platform/context-tokens').digest('hex'),
+    },
+    log: (level, message, extra) => infra.log(level, message, extra),
+  };
+}

@@ -1,0 +1,50 @@
+import { bundledCatalogue } from '../core/models/bundled-catalogue';
+import type { BillingDeps } from '../core/billing/billing';
+import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../core/knowledge/chunker';
+import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
+import { processIngestJob } from '../core/knowledge/ingest-document';
+import type { IngestJobPayload } from '../core/knowledge/documents';
+import { tablePricing } from '../core/knowledge/pricing';
+import type { Infrastructure } from './infrastructure';
+import type { Consumer } from './workers';
+
+/** Attempts of one ingestion job (transient provider failures) before the document is marked failed. */
+export const INGEST_MAX_ATTEMPTS = 3;
+
+export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps): KnowledgeDeps {
+  const k = infra.knowledge;
+  const prices = new Map(bundledCatalogue().filter((m) => m.capabilities.embeddings).map((m) => [m.id, m.promptPricePerToken]));
+  return {
+    store: infra.store,
+    clock: infra.clock,
+    ids: infra.ids,
+    blobs: infra.blobs,
+    queue: infra.queue,
+    vectorIndex: k.vectorIndex,
+    embedder: k.embedder,
+    reranker: k.reranker,
+    loader: k.documentLoader,
+    imageDescriber: k.imageDescriber,
+    billing,
+    pricing: tablePricing(prices),
+    settings: {
+      uploadMaxBytes: infra.config.uploads.maxBytes,
+      defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },
+      defaultChunking: { size: DEFAULT_CHUNK_SIZE, overlap: DEFAULT_CHUNK_OVERLAP },
+      embedBatchSize: 64,
+      ingestMaxAttempts: INGEST_MAX_ATTEMPTS,
+    },
+    log: (level, message, extra) => infra.log(level, message, extra),
+  };
+}
+
+/** The worker of `knowledge.ingest`. */
+export const knowledgeIngestConsumer: Consumer = {
+  queue: INGEST_QUEUE,
+  start: (infra, services) =>
+    infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, async (job) => void (await processIngestJob(services.knowledge, job)), {
+      concurrency: 2,
+      maxAttempts: INGEST_MAX_ATTEMPTS,
+      backoffMs: 2000,
+    }),
+};

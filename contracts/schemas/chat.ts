@@ -1,0 +1,118 @@
+import type { JsonSchema } from '../operation';
+
+const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const variables = {
+  type: 'object',
+  maxProperties: 100,
+  description: 'Template variables, name -> JSON value; rendered in prompts as {{user.name}}',
+};
+
+/** Body of chat and preview-chat (spec 4.4 and 8). */
+export const chatBody: JsonSchema = {
+  type: 'object',
+  required: ['message'],
+  properties: {
+    message: { type: 'string', minLength: 1, maxLength: 10000 },
+    conversationId: { type: 'string', maxLength: 100, description: 'Continue this conversation (a new one is created when omitted); another agent or organization: 404' },
+    stream: { type: 'boolean', default: false, description: 'SSE answer, only when the agent has streamingEnabled (else JSON)' },
+    variables: { ...variables, description: 'Merged into the conversation variables before the prompt is rendered' },
+    attachments: {
+      type: 'array',
+      maxItems: 5,
+      items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
+      description: 'Uploaded attachments (their text is extracted into the context); the agent needs fileUploadsEnabled; unknown id or wrong token: 400',
+    },
+    includeVoice: { type: 'boolean', default: false, description: 'Adds voice {audioBase64, mimeType}; needs voiceEnabled and a configured speech provider (else 400)' },
+    systemPrompt: { type: 'string', maxLength: 10000, description: 'Per-message system prompt override (rendered with the variables)' },
+  },
+};
+
+export const sourceSchema: JsonSchema = obj({
+  content: { type: 'string' },
+  score: { type: 'number', minimum: 0, maximum: 1 },
+  documentTitle: { type: 'string' },
+  knowledgeBaseId: { type: 'string' },
+});
+
+export const usageSchema: JsonSchema = obj({
+  promptTokens: { type: 'integer' },
+  completionTokens: { type: 'integer' },
+  totalTokens: { type: 'integer' },
+  cost: { type: 'number', description: 'USD charged to the wallet (provider cost times the margin); 0 for free models' },
+});
+
+export const chatResponse: JsonSchema = {
+  type: 'object',
+  required: ['response', 'conversationId', 'messageId', 'sources', 'usage'],
+  properties: {
+    response: { type: 'string' },
+    conversationId: { type: 'string', format: 'uuid' },
+    messageId: { type: 'string', format: 'uuid', description: 'The assistant message' },
+    sources: { type: 'array', items: sourceSchema },
+    usage: usageSchema,
+    voice: { type: ['object', 'null'], properties: { audioBase64: { type: 'string' }, mimeType: { type: 'string' } }, description: 'With includeVoice' },
+  },
+};
+
+export const CHAT_SSE_DESCRIPTION =
+  'JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId"}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced.';
+
+export const conversationSchema: JsonSchema = obj({
+  id: { type: 'string', format: 'uuid' },
+  botId: { type: 'string', format: 'uuid' },
+  userId: { type: ['string', 'null'] },
+  title: { type: ['string', 'null'] },
+  platform: { type: 'string' },
+  messageCount: { type: 'integer' },
+  variables: { type: 'object', description: 'Non-sensitive variables only' },
+  sensitiveVariableNames: { type: 'array', items: { type: 'string' }, description: 'Names of sensitive variables (values are never returned)' },
+  createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
+});
+
+export const messageSchema: JsonSchema = obj({
+  id: { type: 'string', format: 'uuid' },
+  role: { enum: ['user', 'assistant', 'system'] },
+  content: { type: 'string' },
+  sources: { type: 'array', items: sourceSchema },
+  usage: usageSchema,
+  model: { type: ['string', 'null'] },
+  createdAt: { type: 'string' },
+});
+
+export const newConversationBody: JsonSchema = {
+  type: 'object',
+  properties: {
+    variables,
+    context_token: { type: 'string', maxLength: 100000, description: 'From POST /api/bots/:id/context-token; its variables become sensitive variables. Altered, expired or for another agent: 400' },
+  },
+};
+
+export const variablesBody: JsonSchema = {
+  type: 'object',
+  required: ['variables'],
+  properties: {
+    variables: { ...variables, description: 'name -> value, merged into the conversation store; null removes a variable' },
+    sensitive: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string' }, description: 'Names (keys of variables) to store as sensitive: usable in prompts, never returned' },
+  },
+};
+
+export const variablesResponse: JsonSchema = obj({
+  variables: { type: 'object', description: 'Non-sensitive variables' },
+  sensitive: { type: 'array', items: { type: 'string' }, description: 'Names of the sensitive variables' },
+});
+
+export const contextTokenBody: JsonSchema = {
+  type: 'object',
+  required: ['variables'],
+  properties: {
+    variables: { ...variables, description: 'Sensitive variables the token carries (encrypted: the holder cannot read them)' },
+    expiresInSeconds: { type: 'integer', minimum: 1, maximum: 604800, default: 3600 },
+  },
+};
+
+export const contextTokenResponse: JsonSchema = obj({
+  contextToken: { type: 'string' },
+  expiresAt: { type: 'string' },
+  variableNames: { type: 'array', items: { type: 'string' } },
+});

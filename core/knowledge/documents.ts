@@ -1,0 +1,197 @@
+import type { Actor } from '../identity/actor';
+import type { DocumentKind } from '../ports/document-loader';
+import { DomainError, isDomainError } from '../shared/errors';
+import type { KnowledgeDocument } from './document';
+import { activeOrganization, knowledgeBaseFor } from './kb-access';
+import { INGEST_QUEUE, type KnowledgeDeps } from './knowledge-deps';
+
+export interface DocumentView {
+  id: string;
+  knowledgeBaseId: string;
+  title: string;
+  mimeType: string;
+  fileSizeBytes: number;
+  processingStatus: KnowledgeDocument['processingStatus'];
+  /** Why processing failed; null otherwise. */
+  error: string | null;
+  chunkCount: number;
+  sourceId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  processedAt: string | null;
+}
+
+export const toDocumentView = (d: KnowledgeDocument): DocumentView => ({
+  id: d.id,
+  knowledgeBaseId: d.knowledgeBaseId,
+  title: d.title,
+  mimeType: d.mimeType,
+  fileSizeBytes: d.fileSizeBytes,
+  processingStatus: d.processingStatus,
+  error: d.error,
+  chunkCount: d.chunkCount,
+  sourceId: d.sourceId,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+  processedAt: d.processedAt,
+});
+
+export interface IngestJobPayload {
+  organizationId: string;
+  documentId: string;
+}
+
+export interface UploadedFile {
+  filename: string;
+  declaredMimeType?: string;
+  bytes: Buffer;
+}
+
+/** The last path segment, without control characters, at most 200 characters (keeps the extension). */
+export function safeFilename(name: string): string {
+  const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  if (!base || base === '.' || base === '..') return 'upload';
+  if (base.length <= 200) return base;
+  const dot = base.lastIndexOf('.');
+  const ext = dot > 0 && base.length - dot <= 16 ? base.slice(dot) : '';
+  return base.slice(0, 200 - ext.length) + ext;
+}
+
+export const blobKeyFor = (d: { organizationId: string; knowledgeBaseId: string; id: string }, filename: string) =>
+  `${d.organizationId}/${d.knowledgeBaseId}/${d.id}/${filename}`;
+
+/** Queues the ingestion job of a document whose row says `pending` (new or retried). */
+export async function enqueueIngestion(deps: KnowledgeDeps, doc: KnowledgeDocument, jobId: string): Promise<string> {
+  try {
+    return await deps.queue.enqueue<IngestJobPayload>(INGEST_QUEUE, { organizationId: doc.organizationId, documentId: doc.id }, { jobId });
+  } catch (error) {
+    const now = deps.clock.now().toISOString();
+    await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['pending'], 'failed', { error: 'The processing job could not be queued; retry the document', updatedAt: now });
+    throw error;
+  }
+}
+
+/**
+ * Checks size and type (extension, declared type and magic numbers) before anything is stored, keeps the
+ * original in the blob store, records the document as `pending` and queues its processing.
+ */
+export async function uploadDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, file: UploadedFile) {
+  const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
+  if (file.bytes.length > deps.settings.uploadMaxBytes) {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
+  }
+  if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
+  const filename = safeFilename(file.filename);
+  const { mimeType } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const now = deps.clock.now().toISOString();
+  const id = deps.ids.uuid();
+  const jobId = deps.ids.uuid();
+  const doc: KnowledgeDocument = {
+    id,
+    organizationId: kb.organizationId,
+    knowledgeBaseId: kb.id,
+    title: filename,
+    mimeType,
+    fileSizeBytes: file.bytes.length,
+    processingStatus: 'pending',
+    error: null,
+    chunkCount: 0,
+    blobKey: blobKeyFor({ organizationId: kb.organizationId, knowledgeBaseId: kb.id, id }, filename),
+    contentHash: null,
+    sourceId: null,
+    sourceItemKey: null,
+    summary: null,
+    topics: [],
+    metadata: {},
+    jobId,
+    createdBy: actor.userId,
+    createdAt: now,
+    updatedAt: now,
+    processedAt: null,
+  };
+  await deps.blobs.put(doc.blobKey!, file.bytes, mimeType);
+  try {
+    await deps.store.repos.documents.create(doc);
+  } catch (error) {
+    await deps.blobs.delete(doc.blobKey!).catch(() => undefined);
+    throw error;
+  }
+  await enqueueIngestion(deps, doc, jobId);
+  return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
+}
+
+export async function listDocuments(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, page: { limit: number; offset: number; status?: KnowledgeDocument['processingStatus'] }) {
+  const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'read');
+  const { items, total } = await deps.store.repos.documents.list(kb.organizationId, kb.id, page);
+  return { documents: items.map(toDocumentView), total, limit: page.limit, offset: page.offset };
+}
+
+async function documentOf(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string, permission: 'read' | 'edit') {
+  const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, permission);
+  const doc = await deps.store.repos.documents.findById(kb.organizationId, documentId);
+  if (!doc || doc.knowledgeBaseId !== kb.id) throw new DomainError('NOT_FOUND', 'Document not found');
+  return doc;
+}
+
+export async function getDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string) {
+  return { document: toDocumentView(await documentOf(deps, actor, knowledgeBaseId, documentId, 'read')) };
+}
+
+/** Deletes the row first (a running ingestion then skips it), then its chunks and original file. */
+export async function deleteDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string) {
+  const doc = await documentOf(deps, actor, knowledgeBaseId, documentId, 'edit');
+  await deps.store.repos.documents.delete(doc.organizationId, doc.id);
+  const chunksDeleted = await deps.vectorIndex.deleteByDocument(doc.organizationId, doc.id);
+  if (doc.blobKey) await deps.blobs.delete(doc.blobKey).catch((error) => deps.log('warn', `document ${doc.id}: original file not deleted`, error));
+  return { message: 'Document deleted', documentId: doc.id, chunksDeleted };
+}
+
+/** Only a failed document can be retried: back to pending with a new job. */
+export async function retryDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string) {
+  const doc = await documentOf(deps, actor, knowledgeBaseId, documentId, 'edit');
+  if (doc.processingStatus !== 'failed') {
+    throw new DomainError('INVALID_STATE', `Only failed documents can be retried; this one is ${doc.processingStatus}`);
+  }
+  const jobId = deps.ids.uuid();
+  const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['failed'], 'pending', { jobId, error: null, updatedAt: deps.clock.now().toISOString() });
+  if (!moved) throw new DomainError('INVALID_STATE', 'The document changed state meanwhile; reload it');
+  await enqueueIngestion(deps, moved, jobId);
+  return { message: 'Document queued for processing', documentId: doc.id, jobId };
+}
+
+export interface ExtractedText {
+  text: string;
+  title: string;
+  mimeType: string;
+  kind: DocumentKind;
+  images: { ref: string; mimeType: string; description?: string }[];
+  metadata: Record<string, unknown>;
+  characterCount: number;
+}
+
+/** Text and images of a file without indexing it (any member of an organization). */
+export async function extractText(deps: KnowledgeDeps, actor: Actor, file: UploadedFile): Promise<ExtractedText> {
+  activeOrganization(actor);
+  if (file.bytes.length > deps.settings.uploadMaxBytes) {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
+  }
+  const filename = safeFilename(file.filename);
+  const input = { bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType };
+  const { kind } = deps.loader.detect(input);
+  try {
+    const loaded = await deps.loader.load(input);
+    return {
+      text: loaded.text,
+      title: loaded.title ?? filename,
+      mimeType: loaded.mimeType,
+      kind,
+      images: loaded.images,
+      metadata: loaded.metadata,
+      characterCount: loaded.text.length,
+    };
+  } catch (error) {
+    // A capability that is not configured is a property of the request here, not a missing route.
+    if (isDomainError(error) && error.code === 'NOT_CONFIGURED') throw new DomainError('VALIDATION', error.message, error.details);
+    throw error;
+  }
+}

@@ -1,0 +1,110 @@
+import { charge } from '../billing/billing';
+import type { Job } from '../ports/job-queue';
+import { isDomainError } from '../shared/errors';
+import type { IngestJobPayload } from './documents';
+import { DocumentStale, defaultIngestionSteps, type IngestionContext, type IngestionStep, loadedHash } from './ingestion-steps';
+import type { KnowledgeDeps } from './knowledge-deps';
+
+export type IngestOutcome = 'completed' | 'failed' | 'skipped' | 'retrying';
+
+/** Failures that another attempt cannot fix: bad or empty files, missing capabilities, no credits. */
+const PERMANENT = new Set(['VALIDATION', 'NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INSUFFICIENT_CREDITS', 'NOT_FOUND']);
+
+const reasonOf = (error: unknown) =>
+  isDomainError(error) ? error.message : `Processing failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+
+/**
+ * The `knowledge.ingest` job: pending -> processing -> completed | failed (spec 3.1). Idempotent under
+ * redelivery: chunks are replaced per document (stable chunk ids), a stale job (the document was retried
+ * since, or already finished) and a deleted document are skipped, and chunks written for a document deleted
+ * meanwhile are removed again. Transient failures (provider or network errors) put the document back to
+ * pending and throw so the queue retries; the last attempt marks it failed.
+ */
+export async function processIngestJob(deps: KnowledgeDeps, job: Job<IngestJobPayload>, steps: readonly IngestionStep[] = defaultIngestionSteps): Promise<IngestOutcome> {
+  const { organizationId, documentId } = job.payload;
+  const repos = deps.store.repos;
+  const current = await repos.documents.findById(organizationId, documentId);
+  if (!current || (current.jobId && current.jobId !== job.id) || current.processingStatus === 'completed' || current.processingStatus === 'failed') {
+    deps.log('debug', `ingest ${documentId}: skipped (${current ? `${current.processingStatus}, job ${current.jobId}` : 'deleted'})`);
+    return 'skipped';
+  }
+  const now = () => deps.clock.now().toISOString();
+  const document = await repos.documents.transition(organizationId, documentId, ['pending', 'processing'], 'processing', { updatedAt: now(), error: null }, { jobId: current.jobId ?? undefined });
+  if (!document) return 'skipped';
+  const knowledgeBase = await repos.knowledgeBases.findById(organizationId, document.knowledgeBaseId);
+  if (!knowledgeBase) return 'skipped';
+
+  const ctx: IngestionContext = {
+    deps,
+    document,
+    knowledgeBase,
+    loaded: null,
+    chunks: [],
+    vectors: [],
+    embeddingType: 'text',
+    digest: null,
+    usage: { embeddingTokens: 0 },
+    counters: {},
+    warnings: {},
+    isStale: async () => {
+      const now = await repos.documents.findById(organizationId, documentId);
+      return !now || (!!now.jobId && now.jobId !== job.id);
+    },
+  };
+  const done: IngestionStep[] = [];
+  try {
+    for (const step of steps) {
+      try {
+        await step.run(ctx);
+        done.push(step);
+      } catch (error) {
+        if (!step.optional || error instanceof DocumentStale) throw error;
+        ctx.warnings[step.id] = reasonOf(error);
+        deps.log('warn', `ingest ${documentId}: optional step ${step.id} failed`, error);
+      }
+    }
+  } catch (error) {
+    if (error instanceof DocumentStale) return 'skipped'; // a newer job owns the chunks now
+    for (const step of done.reverse()) {
+      await step.compensate?.(ctx).catch((e) => deps.log('error', `ingest ${documentId}: compensation of ${step.id} failed`, e));
+    }
+    const permanent = isDomainError(error) && PERMANENT.has(error.code);
+    const maxAttempts = deps.settings.ingestMaxAttempts;
+    if (!permanent && job.attempt < maxAttempts) {
+      await repos.documents.transition(organizationId, documentId, ['processing'], 'pending', {
+        error: `Attempt ${job.attempt} of ${maxAttempts} failed, retrying: ${reasonOf(error)}`,
+        updatedAt: now(),
+      }, { jobId: job.id });
+      throw error;
+    }
+    deps.log(permanent ? 'info' : 'warn', `ingest ${documentId}: failed`, error);
+    await repos.documents.transition(organizationId, documentId, ['processing', 'pending'], 'failed', { error: reasonOf(error), chunkCount: 0, updatedAt: now() }, { jobId: job.id });
+    return 'failed';
+  }
+
+  const model = deps.embedder.model;
+  await charge(deps.billing, {
+    organizationId,
+    kind: 'document_processing',
+    model,
+    promptTokens: ctx.usage.embeddingTokens,
+    providerCostUsd: deps.pricing.embeddingUsd(model, ctx.usage.embeddingTokens),
+    reference: { documentId, knowledgeBaseId: document.knowledgeBaseId, chunks: ctx.chunks.length },
+  });
+  const completed = await repos.documents.transition(organizationId, documentId, ['processing'], 'completed', {
+    chunkCount: ctx.chunks.length,
+    contentHash: document.contentHash ?? loadedHash(ctx),
+    summary: ctx.digest?.summary ?? null,
+    topics: ctx.digest?.topics ?? [],
+    metadata: { ...document.metadata, ...(ctx.loaded?.metadata ?? {}), counters: ctx.counters, ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}) },
+    error: null,
+    processedAt: now(),
+    updatedAt: now(),
+  }, { jobId: job.id });
+  if (!completed) {
+    // deleted (or retried) while we were writing: do not leave its chunks behind
+    if (!(await repos.documents.findById(organizationId, documentId))) await deps.vectorIndex.deleteByDocument(organizationId, documentId);
+    return 'skipped';
+  }
+  return 'completed';
+}

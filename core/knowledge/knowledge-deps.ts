@@ -1,0 +1,50 @@
+import type { BillingDeps } from '../billing/billing';
+import type { BlobStore } from '../ports/blob-store';
+import type { Clock } from '../ports/clock';
+import type { DocumentLoader } from '../ports/document-loader';
+import type { Embedder } from '../ports/embedder';
+import type { IdGenerator } from '../ports/id-generator';
+import type { JobQueue } from '../ports/job-queue';
+import type { ImageDescriber } from '../ports/media-understanding';
+import type { Reranker } from '../ports/reranker';
+import type { Store } from '../ports/store';
+import type { VectorIndex } from '../ports/vector-index';
+import type { ChunkingSettings, EmbeddingSettings } from './knowledge-base';
+import type { KnowledgePricing } from './pricing';
+
+/** Queue of the ingestion pipeline (payload: IngestJobPayload). */
+export const INGEST_QUEUE = 'knowledge.ingest';
+
+export interface KnowledgeSettings {
+  /** Largest accepted upload (config.uploads.maxBytes). */
+  uploadMaxBytes: number;
+  /** Embedding of new knowledge bases: the configured embedder's model and its default size. */
+  defaultEmbedding: EmbeddingSettings;
+  defaultChunking: ChunkingSettings;
+  /** Texts per embedder call in the pipeline. */
+  embedBatchSize: number;
+  /** Deliveries of one ingestion job before the document is marked failed. */
+  ingestMaxAttempts: number;
+}
+
+export type KnowledgeLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: unknown) => void;
+
+/** Everything the knowledge use cases need. Do not call the vector index inside `store.transaction`. */
+export interface KnowledgeDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  blobs: BlobStore;
+  queue: JobQueue;
+  vectorIndex: VectorIndex;
+  embedder: Embedder;
+  /** Used by retrieval when present. */
+  reranker: Reranker | null;
+  loader: DocumentLoader;
+  /** Describes images given to search; without it image search is refused with a clear message. */
+  imageDescriber: ImageDescriber | null;
+  billing: BillingDeps;
+  pricing: KnowledgePricing;
+  settings: KnowledgeSettings;
+  log: KnowledgeLog;
+}

@@ -1,0 +1,104 @@
+import type { Candidate, StoredChunk } from '../ports/vector-index';
+import { applyTokenBudget, capPerGroup, combinedScore, DEFAULT_RANKING, dropNearDuplicates, fuse, jaccard, scoreCandidates, selectResults, shingles } from './ranking';
+
+let n = 0;
+function stored(over: Partial<StoredChunk> = {}): StoredChunk {
+  n++;
+  return { id: `c${String(n).padStart(3, '0')}`, organizationId: 'o', knowledgeBaseId: 'kb1', documentId: `d${n}`, chunkIndex: 0, content: `unique content number ${n} ${'x'.repeat(n)}`, embeddingType: 'text', importance: 0.5, metadata: {}, ...over };
+}
+const cand = (chunk: StoredChunk, vectorScore: number | null, textScore: number | null): Candidate => ({ chunk, vectorScore, textScore });
+const o = DEFAULT_RANKING;
+
+describe('reciprocal rank fusion', () => {
+  it('sums 1/(k + rank) over both lists, so a hit of both lists ranks first', () => {
+    const a = stored();
+    const b = stored();
+    const c = stored();
+    const fused = fuse([cand(a, 0.9, null), cand(b, 0.8, null)], [cand(c, null, 0.9), cand(b, 0.8, 0.5)], 60);
+    expect(fused.map((f) => f.chunk.id)).toEqual([b.id, a.id, c.id]);
+    expect(fused[0].rrf).toBeCloseTo(1 / 62 + 1 / 62, 10);
+    expect(fused[1].rrf).toBeCloseTo(1 / 61, 10);
+    expect(fused[0]).toMatchObject({ vectorScore: 0.8, textScore: 0.5, vectorMatch: true, textMatch: true });
+    expect(fused[2]).toMatchObject({ vectorScore: null, textScore: 0.9, vectorMatch: false, textMatch: true });
+  });
+});
+
+describe('combined score and floors', () => {
+  it('weighs 0.60 vector similarity, 0.25 text relevance, 0.15 importance', () => {
+    expect(combinedScore({ vectorScore: 0.8, chunk: { importance: 0.4 } }, 0.6, o.weights)).toBeCloseTo(0.6 * 0.8 + 0.25 * 0.6 + 0.15 * 0.4, 10);
+    expect(combinedScore({ vectorScore: null, chunk: { importance: 2 } }, -1, o.weights)).toBeCloseTo(0.15, 10); // clamped
+  });
+
+  const score = (vectorScore: number | null, textScore: number | null, importance = 0.5, textMatch = textScore !== null) =>
+    scoreCandidates([{ chunk: stored({ importance }), vectorScore, textScore, textMatch, vectorMatch: vectorScore !== null, rrf: 0.01 }], null, o);
+
+  it('drops a vector-only hit below 0.35 similarity, keeps it at 0.35 when the combined score clears 0.25', () => {
+    expect(score(0.349, null)).toEqual([]);
+    const [kept] = score(0.35, null);
+    expect(kept.score).toBeCloseTo(0.21 + 0.075, 10);
+  });
+
+  it('drops anything whose combined score is below 0.25', () => {
+    expect(score(0.35, null, 0)).toEqual([]); // 0.21
+    expect(score(0.4, null, 0.05)).toEqual([]); // 0.24 + 0.0075
+    expect(score(0.4, null, 0.2)).toHaveLength(1); // 0.27
+  });
+
+  it('keeps text-only hits (no vector score) only when their combined score clears the bar', () => {
+    expect(score(null, 1.0)).toHaveLength(1); // 0.25 + 0.075
+    expect(score(null, 0.69)).toEqual([]); // 0.1725 + 0.075 = 0.2475
+    expect(score(null, 0.7)).toHaveLength(1); // 0.25
+  });
+
+  it('exempts full-text matches from the vector floor: a lexical hit with low similarity stays', () => {
+    expect(score(0.2, 0.8)).toHaveLength(1); // 0.12 + 0.2 + 0.075
+    expect(score(0.2, 0.8, 0.5, false)).toEqual([]); // same numbers, but the text search did not find it
+  });
+
+  it('uses rerank scores instead of the full-text score when a reranker ran', () => {
+    const pool = [
+      { chunk: stored(), vectorScore: 0.5, textScore: 0.9, textMatch: true, vectorMatch: true, rrf: 0.02 },
+      { chunk: stored(), vectorScore: 0.5, textScore: 0.1, textMatch: true, vectorMatch: true, rrf: 0.01 },
+    ];
+    const without = scoreCandidates(pool, null, o);
+    expect(without[0].chunk.id).toBe(pool[0].chunk.id);
+    const reranked = scoreCandidates(pool, [0.05, 0.95], o);
+    expect(reranked.map((r) => r.chunk.id)).toEqual([pool[1].chunk.id, pool[0].chunk.id]);
+    expect(reranked[0]).toMatchObject({ rerankScore: 0.95, relevance: 0.95 });
+    expect(reranked[0].score).toBeCloseTo(0.3 + 0.25 * 0.95 + 0.075, 10);
+  });
+});
+
+describe('selection', () => {
+  const ranked = (chunks: StoredChunk[]) => chunks.map((chunk, i) => ({ chunk, score: 1 - i / 100 }));
+
+  it('removes near-duplicates (word 3-gram Jaccard >= 0.9), keeping the better hit', () => {
+    const text = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    const a = stored({ content: text });
+    const b = stored({ content: `${text} extra` }); // 58/59 shared shingles
+    const c = stored({ content: Array.from({ length: 60 }, (_, i) => `other${i}`).join(' ') });
+    expect(jaccard(shingles(a.content), shingles(b.content))).toBeGreaterThanOrEqual(0.9);
+    expect(dropNearDuplicates(ranked([a, b, c]), 0.9).map((r) => r.chunk.id)).toEqual([a.id, c.id]);
+    expect(dropNearDuplicates(ranked([a, c]), 0.9)).toHaveLength(2);
+  });
+
+  it('keeps at most 2 chunks per document and topK per knowledge base, in score order', () => {
+    const d = [stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-b' }), stored({ documentId: 'doc-c' }), stored({ knowledgeBaseId: 'kb2', documentId: 'doc-z' })];
+    expect(capPerGroup(ranked(d), 2, 3).map((r) => r.chunk.id)).toEqual([d[0].id, d[1].id, d[3].id, d[5].id]);
+  });
+
+  it('fills a token budget in score order, skipping chunks that no longer fit', () => {
+    const long = stored({ content: 'word '.repeat(100) }); // 100 tokens
+    const small = stored({ content: 'word '.repeat(10) });
+    const big = stored({ content: 'word '.repeat(200) });
+    expect(applyTokenBudget(ranked([long, big, small]), 150).map((r) => r.chunk.id)).toEqual([long.id, small.id]);
+    expect(applyTokenBudget(ranked([big]), null)).toHaveLength(1);
+  });
+
+  it('selectResults applies duplicates, caps and budget together', () => {
+    const base = { vectorScore: 0.9, textScore: 0.5, textMatch: true, vectorMatch: true, rrf: 0.01, rerankScore: null, relevance: 0.5 };
+    const items = [0, 1, 2, 3].map((i) => ({ ...base, chunk: stored({ documentId: `same-${i % 2}` }), score: 0.9 - i / 10 }));
+    const out = selectResults(items, { ...o, topKPerKnowledgeBase: 3, maxChunksPerDocument: 1 });
+    expect(out.map((r) => r.chunk.id)).toEqual([items[0].chunk.id, items[1].chunk.id]);
+  });
+});
