@@ -28,3 +28,28 @@ realPostgres('pgvector on a Postgres server without the extension', () => {
     }
   });
 });
+
+describe('pgvector index shared by two processes', () => {
+  let shared: Database;
+  beforeAll(async () => {
+    shared = await openDatabase({ memory: true });
+  });
+  afterAll(() => shared.close());
+
+  it('finds chunks of an embedding size another instance created after this one last looked', async () => {
+    const reader = await PgvectorVectorIndex.open({ knex: shared.knex });
+    const writer = await PgvectorVectorIndex.open({ knex: shared.knex });
+    const org = '00000000-0000-4000-8000-000000000001';
+    const kb = '00000000-0000-4000-8000-000000000002';
+    const doc = '00000000-0000-4000-8000-000000000003';
+    const unit = (i: number) => Array.from({ length: 8 }, (_, j) => (j === i ? 1 : 0));
+    const query = { organizationId: org, knowledgeBaseIds: [kb], embedding: unit(0), text: 'lighthouse', candidatesPerKnowledgeBase: 5 };
+    expect(await reader.search(query)).toEqual({ vector: [], text: [] }); // no 8-dimension table yet: the reader caches that
+    await writer.upsert([
+      { id: '00000000-0000-4000-8000-000000000004', organizationId: org, knowledgeBaseId: kb, documentId: doc, chunkIndex: 0, content: 'The lighthouse keeper', embedding: unit(0), embeddingType: 'text', importance: 0.5, metadata: {} },
+    ]);
+    const found = await reader.search(query);
+    expect(found.vector.map((c) => c.chunk.content)).toEqual(['The lighthouse keeper']);
+    expect(found.text.map((c) => c.chunk.content)).toEqual(['The lighthouse keeper']);
+  });
+});

@@ -59,6 +59,8 @@ const toCandidate = (r: Record<string, unknown>): Candidate => ({
 });
 
 /** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
+const SPACES_TTL_MS = 30_000;
+
 export class PgvectorVectorIndex implements VectorIndex {
   readonly id = 'pgvector';
   private readonly db: Knex;
@@ -67,6 +69,8 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly efSearch: number;
   private readonly ready = new Map<number, Promise<void>>();
   private iterativeScan = false;
+  /** Embedding sizes that have a table, read once and re-read on a miss or after SPACES_TTL_MS (another process may add one). */
+  private spaces: { dimensions: Set<number>; readAt: number } | null = null;
 
   private constructor(options: PgvectorVectorIndexOptions) {
     this.db = options.knex;
@@ -183,7 +187,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     const text = query.text?.trim() ? query.text.trim().slice(0, 4000) : null;
     const limit = Math.max(1, Math.min(query.candidatesPerKnowledgeBase, 1000));
     if (kbIds.length === 0 || (!query.embedding && !text)) return { vector: [], text: [] };
-    const known = new Set((await listSpaces(this.db)).map((s) => s.dimensions));
+    const known = await this.knownSpaces(query.embedding?.length);
     const spaces = query.embedding ? (known.has(query.embedding.length) ? [spaceFor(query.embedding.length)] : []) : [...known].map(spaceFor);
     if (spaces.length === 0) return { vector: [], text: [] };
 
@@ -195,8 +199,9 @@ export class PgvectorVectorIndex implements VectorIndex {
         const space = spaces[0];
         const cast = `?::${space.elementType}(${space.dimensions})`;
         const e = toVectorLiteral(query.embedding);
-        await trx.raw(`SET LOCAL hnsw.ef_search = ${Math.min(1000, Math.max(this.efSearch, limit * 2))}`);
-        if (this.iterativeScan) await trx.raw("SET LOCAL hnsw.iterative_scan = 'relaxed_order'");
+        // One round trip for both settings (no bind parameters, so the simple protocol takes both statements).
+        const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
+        await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`);
         const rows = await trx.raw(
           `WITH ${qCte}
            SELECT ${COLUMNS}, 1 - (c.embedding <=> ${cast}) AS sim, ${text ? TEXT_SCORE : 'NULL'} AS text_score
@@ -231,6 +236,15 @@ export class PgvectorVectorIndex implements VectorIndex {
       }
       return out;
     });
+  }
+
+  private async knownSpaces(wanted?: number): Promise<Set<number>> {
+    const cached = this.spaces;
+    const fresh = cached && Date.now() - cached.readAt < SPACES_TTL_MS;
+    if (cached && fresh && (wanted === undefined || cached.dimensions.has(wanted))) return cached.dimensions;
+    const dimensions = new Set((await listSpaces(this.db)).map((sp) => sp.dimensions));
+    this.spaces = { dimensions, readAt: Date.now() };
+    return dimensions;
   }
 
   async close(): Promise<void> {
