@@ -1,14 +1,12 @@
 import type { Agent } from './agent';
 import type { AgentSnapshot } from './agent-version';
 
-/** The agent object every endpoint returns (spec 2.3); get-agent adds knowledgeBases and modelInputModalities. */
-export function toAgentView(a: Agent, knowledgeBaseIds?: string[]) {
+/** The configuration fields of an agent: what a version snapshot captures and what revert restores. */
+function configurationOf(a: Agent) {
   return {
-    id: a.id,
     name: a.name,
     description: a.description,
     model: a.model,
-    organizationId: a.organizationId,
     systemPrompt: a.systemPrompt,
     isDraft: a.isDraft,
     status: a.status,
@@ -19,6 +17,15 @@ export function toAgentView(a: Agent, knowledgeBaseIds?: string[]) {
     multimodalConfig: a.multimodalConfig,
     tools: a.tools,
     templateVariables: a.templateVariables,
+  };
+}
+
+/** The agent object every endpoint returns (spec 2.3); get-agent adds knowledgeBases and modelInputModalities. */
+export function toAgentView(a: Agent, knowledgeBaseIds?: string[]) {
+  return {
+    id: a.id,
+    organizationId: a.organizationId,
+    ...configurationOf(a),
     slug: a.slug,
     distribution: a.distribution,
     reviewFeedback: a.reviewFeedback,
@@ -35,20 +42,5 @@ export function toAgentView(a: Agent, knowledgeBaseIds?: string[]) {
 export type AgentView = ReturnType<typeof toAgentView>;
 
 export function snapshotOf(a: Agent, knowledgeBaseIds: string[]): AgentSnapshot {
-  return {
-    name: a.name,
-    description: a.description,
-    model: a.model,
-    systemPrompt: a.systemPrompt,
-    isDraft: a.isDraft,
-    status: a.status,
-    streamingEnabled: a.streamingEnabled,
-    fileUploadsEnabled: a.fileUploadsEnabled,
-    voiceEnabled: a.voiceEnabled,
-    voiceSettings: a.voiceSettings,
-    multimodalConfig: a.multimodalConfig,
-    tools: a.tools,
-    templateVariables: a.templateVariables,
-    knowledgeBaseIds,
-  };
+  return { ...configurationOf(a), knowledgeBaseIds };
 }
