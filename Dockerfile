@@ -6,7 +6,9 @@ FROM node:20-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only (tsx is one of them); dev tools (jest, swc, tsc) stay out of the image.
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# npm install, not npm ci: the lock is written where only linux-x64 optional packages can be fetched, so it
+# lacks the other platforms' entries and npm ci would refuse it; the versions it pins still apply.
+RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
