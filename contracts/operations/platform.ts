@@ -3,7 +3,7 @@ import { errors, op, pageQuery } from '../operation';
 export const platformOperations = [
   op({ operationId: 'openapi', method: 'get', path: '/api/openapi.json', summary: 'This OpenAPI 3.1 document', tags: ['docs'], auth: 'open', responses: { '200': { description: 'OpenAPI document', schema: { type: 'object' } } } }),
   op({ operationId: 'docs', method: 'get', path: '/api/docs', summary: 'Readable API documentation', tags: ['docs'], auth: 'open', responses: { '200': { description: 'HTML page', contentType: 'text/html' } } }),
-  op({ operationId: 'wallet', method: 'get', path: '/api/billing/wallet', summary: 'Credit balance and recent billing events of the active organization', tags: ['billing'], auth: 'user', responses: { '200': { description: 'Wallet', schema: { type: 'object', required: ['wallet', 'events'], properties: { wallet: { type: 'object' }, events: { type: 'array' } } } }, ...errors(403) } }),
+  op({ operationId: 'wallet', method: 'get', path: '/api/billing/wallet', summary: 'Credit balance and recent billing events of the active organization', tags: ['billing'], auth: 'user', responses: { '200': { description: 'Wallet', schema: { type: 'object', required: ['balance', 'currency', 'wallet', 'events'], properties: { balance: { type: 'number' }, currency: { const: 'USD' }, wallet: { type: 'object' }, events: { type: 'array' } } } }, ...errors(403) } }),
   op({
     operationId: 'topUpCredits',
     method: 'post',

@@ -81,7 +81,10 @@ export async function walletOf(deps: BillingDeps, organizationId: string, recent
   const wallet = await repos.wallets.find(organizationId);
   if (!wallet) throw new DomainError('NOT_FOUND', 'Wallet not found');
   const events = await repos.billingEvents.listRecent(organizationId, recent);
+  // The balance also stands at the top level: DECISIONS names the response only as "balance and recent events".
   return {
+    balance: wallet.balanceUsd,
+    currency: 'USD',
     wallet: { organizationId, balance: wallet.balanceUsd, currency: 'USD', marginMultiplier: deps.marginMultiplier, updatedAt: wallet.updatedAt },
     events,
   };

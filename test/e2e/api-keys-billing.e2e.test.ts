@@ -107,6 +107,7 @@ describe('wallet, credits and audit', () => {
     expect(ok.body.wallet).toMatchObject({ organizationId: owner.orgId, balance: 9.75 });
     const wallet = await p.http.get('/api/billing/wallet', { token: owner.accessToken });
     expect(wallet.body.wallet.balance).toBe(9.75);
+    expect(wallet.body.balance).toBe(9.75);
     expect(wallet.body.events.map((e: any) => e.kind)).toEqual(['top_up', 'initial_credit']);
 
     expect((await p.http.post(path, { amountUsd: 0 }, { token: root.accessToken })).status).toBe(400);
