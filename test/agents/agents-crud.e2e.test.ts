@@ -69,6 +69,7 @@ describe('agents: create, read, update, versions, revert', () => {
     const u1 = await put(p, `/api/bots/${id}`, { description: 'second' }, owner.accessToken);
     expect(u1.status).toBe(200);
     expect(u1.body).toMatchObject({ name: 'Tutor', description: 'second', systemPrompt: 'Be brief', knowledgeBaseIds: [kb] });
+    expect(u1.body).toMatchObject({ success: true, bot: { id, name: 'Tutor', description: 'second' } });
     const u2 = await put(p, `/api/bots/${id}`, { name: 'Tutor 2', knowledgeBaseIds: [] }, owner.accessToken);
     expect(u2.body).toMatchObject({ name: 'Tutor 2', description: 'second', knowledgeBaseIds: [] });
 

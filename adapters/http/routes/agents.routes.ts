@@ -19,7 +19,11 @@ export function agentRoutes(d: AgentDeps): HandlerMap {
     listAgents: async (ctx) => ({ status: 200, body: await listAgents(d, requireActor(ctx), page(ctx.query)) }),
     listMarketplaceAgents: async (ctx) => ({ status: 200, body: await listMarketplace(d, page(ctx.query)) }),
     getAgent: async (ctx) => ({ status: 200, body: await getAgent(d, requireActor(ctx), ctx.params.id) }),
-    updateAgent: async (ctx) => ({ status: 200, body: await updateAgent(d, requireActor(ctx), ctx.params.id, ctx.body) }),
+    updateAgent: async (ctx) => {
+      const bot = await updateAgent(d, requireActor(ctx), ctx.params.id, ctx.body);
+      // Spec 4.2 says "200 updated agent"; create wraps it as {success, bot}. Both readings are served.
+      return { status: 200, body: { ...bot, success: true, bot } };
+    },
     deleteAgent: async (ctx) => {
       await deleteAgent(d, requireActor(ctx), ctx.params.id);
       return { status: 204 };
