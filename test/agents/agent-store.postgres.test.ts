@@ -1,18 +1,7 @@
-import { openDatabase } from '../../adapters/postgres/database';
-import { createScratchDatabase, describeWithRealServices } from '../support/databases';
+import { describeWithRealServices, openScratchDatabase } from '../support/databases';
 import { agentStoreSuite } from './agent-store.suite';
 
 // The real Postgres server (pool of 10: saves really run in parallel), a fresh database for this file.
 describeWithRealServices('Postgres server (TEST_REAL_SERVICES=1)', () => {
-  agentStoreSuite('Postgres', async () => {
-    const scratch = await createScratchDatabase('agents');
-    const db = await openDatabase({ url: scratch.url });
-    return {
-      db,
-      teardown: async () => {
-        await db.close();
-        await scratch.drop();
-      },
-    };
-  });
+  agentStoreSuite('Postgres', () => openScratchDatabase('agents'));
 });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { type Database, openDatabase } from '../../adapters/postgres/database';
 
 /** Tests against the real services of this machine run only when TEST_REAL_SERVICES=1 (CI sets it). */
 export const realServices = process.env.TEST_REAL_SERVICES === '1';
@@ -33,5 +34,19 @@ export async function createScratchDatabase(label: string): Promise<ScratchDatab
     url: url.toString(),
     name,
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/** A fresh database opened through the platform's own adapter; `teardown` closes it and drops the database. */
+export async function openScratchDatabase(label: string): Promise<{ db: Database; url: string; teardown(): Promise<void> }> {
+  const scratch = await createScratchDatabase(label);
+  const db = await openDatabase({ url: scratch.url });
+  return {
+    db,
+    url: scratch.url,
+    teardown: async () => {
+      await db.close();
+      await scratch.drop();
+    },
   };
 }
