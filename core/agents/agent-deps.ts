@@ -11,14 +11,11 @@ export interface SetupSource {
 
 /**
  * Starts ingestion of the sources of `POST /api/bots/setup` into the new knowledge base. Runs after the
- * knowledge base and the draft agent are committed. The sources area provides the real implementation;
- * until it is wired (app/services.ts) the platform uses `noSourceIngestion`.
+ * knowledge base and the draft agent are committed. The sources area implements it (core/sources/setup-ingestion.ts).
  */
 export interface SetupSourceIngestion {
   start(input: { organizationId: string; userId: string; knowledgeBaseId: string; agentId: string; sources: SetupSource[] }): Promise<void>;
 }
-
-export const noSourceIngestion: SetupSourceIngestion = { start: async () => undefined };
 
 /** A knowledge base created by agent setup, as the response shows it. */
 export interface CreatedKnowledgeBase {

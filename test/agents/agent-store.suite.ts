@@ -6,13 +6,16 @@ import { migrate } from '../../adapters/postgres/migrator';
 import { CryptoIdGenerator } from '../../adapters/system/crypto.id-generator';
 import type { Agent } from '../../core/agents/agent';
 import type { AgentDeps } from '../../core/agents/agent-deps';
-import { noSourceIngestion } from '../../core/agents/agent-deps';
+import type { SetupSourceIngestion } from '../../core/agents/agent-deps';
 import { createAgent } from '../../core/agents/create-agent';
 import { updateAgent } from '../../core/agents/update-agent';
 import type { Actor } from '../../core/identity/actor';
 import type { Repositories } from '../../core/ports/repositories';
 import { publishPromptConfig, savePromptConfig } from '../../core/prompts/prompt-commands';
 import { resolveSystemPrompt, resolveWelcome } from '../../core/prompts/resolve-prompt';
+
+/** These suites never set up agents from sources. */
+const noSourceIngestion: SetupSourceIngestion = { start: async () => undefined };
 
 export interface AgentStoreFixture {
   /** An empty database: the suite runs the migrations. */

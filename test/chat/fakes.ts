@@ -10,12 +10,15 @@ import type { Conversation, ConversationFilter, StoredMessage } from '../../core
 import type { Actor } from '../../core/identity/actor';
 import type { RetrievedChunk } from '../../core/knowledge/retrieve';
 import type { Model } from '../../core/models/model';
-import { noAttachmentStore } from '../../core/ports/attachment-resolver';
+import type { AttachmentResolver } from '../../core/ports/attachment-resolver';
 import type { ChatCompletion, ChatModel, ChatRequest, ChatStreamPart } from '../../core/ports/chat-model';
 import { noGraphSearch } from '../../core/ports/graph-search';
 import type { Repositories } from '../../core/ports/repositories';
 import type { Store } from '../../core/ports/store';
 import type { PromptSection } from '../../core/prompts/prompt-config';
+
+/** Pipeline tests that need no uploaded attachments: every reference is unknown. */
+const noAttachmentStore: AttachmentResolver = { resolve: async () => null };
 
 export const ORG = '00000000-0000-4000-8000-000000000001';
 export const OTHER_ORG = '00000000-0000-4000-8000-000000000002';
