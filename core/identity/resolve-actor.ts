@@ -9,16 +9,16 @@ import type { ForwardedIdentity } from './token-claims';
  */
 export async function resolveActor(store: Store, identity: ForwardedIdentity): Promise<Actor | null> {
   if (!identity.userId) return null;
-  const user = await store.repos.users.findById(identity.userId);
-  if (!user) return null;
+  const found = await store.repos.users.findWithRole(identity.userId, identity.organizationId);
+  if (!found) return null;
+  const { user, role } = found;
   if (user.status !== 'active') throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
-  const membership = identity.organizationId ? await store.repos.memberships.find(identity.organizationId, user.id) : null;
   return {
     userId: user.id,
     email: user.email,
     displayName: user.displayName,
     platformRole: user.platformRole,
-    organizationId: membership ? membership.organizationId : null,
-    orgRole: membership?.role ?? null,
+    organizationId: role ? identity.organizationId : null,
+    orgRole: role,
   };
 }

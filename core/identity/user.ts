@@ -1,4 +1,4 @@
-import type { PlatformRole } from './roles';
+import type { OrgRole, PlatformRole } from './roles';
 
 export type UserStatus = 'active' | 'suspended';
 export type AccountType = 'password' | 'google';
@@ -20,6 +20,8 @@ export interface User {
 export interface UserRepository {
   create(user: User): Promise<void>;
   findById(id: string): Promise<User | null>;
+  /** The user and their role in `organizationId` (null when not a member), in one read: runs on every request. */
+  findWithRole(id: string, organizationId: string | null): Promise<{ user: User; role: OrgRole | null } | null>;
   findByEmail(email: string): Promise<User | null>;
   findByGoogleSubject(subject: string): Promise<User | null>;
   update(id: string, patch: Partial<Pick<User, 'displayName' | 'emailVerified' | 'googleSubject' | 'status' | 'platformRole' | 'passwordHash'>>, at: string): Promise<void>;

@@ -131,6 +131,16 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         expect(await repos.memberships.count(orgA)).toBe(1);
         await expect(repos.memberships.add({ organizationId: orgA, userId: owner.id, role: 'viewer', createdAt: at() })).rejects.toThrow();
       });
+      it("reads a user with their role in one organization (null when not a member, or no organization)", async () => {
+        const orgA = await newOrg();
+        const orgB = await newOrg();
+        const admin = await member(orgA, 'admin');
+        await member(orgB, 'owner');
+        expect(await repos.users.findWithRole(admin.id, orgA)).toEqual({ user: admin, role: 'admin' });
+        expect(await repos.users.findWithRole(admin.id, orgB)).toEqual({ user: admin, role: null });
+        expect(await repos.users.findWithRole(admin.id, null)).toEqual({ user: admin, role: null });
+        expect(await repos.users.findWithRole(randomUUID(), orgA)).toBeNull();
+      });
     });
 
     describe('refresh tokens', () => {

@@ -1,3 +1,4 @@
+import type { OrgRole } from '../../../core/identity/roles';
 import type { User, UserRepository } from '../../../core/identity/user';
 import { DomainError } from '../../../core/shared/errors';
 import type { DbHandle } from '../knex-store';
@@ -56,6 +57,14 @@ export class KnexUserRepository implements UserRepository {
   async findById(id: string) {
     const row = await this.db()('users').where({ id }).first();
     return row ? toUser(row) : null;
+  }
+
+  async findWithRole(id: string, organizationId: string | null) {
+    const row = await this.db()('users as u')
+      .leftJoin('memberships as m', (j) => j.on('m.user_id', 'u.id').andOn('m.organization_id', this.db().raw('?', [organizationId])))
+      .where('u.id', id)
+      .first('u.*', 'm.role as membership_role');
+    return row ? { user: toUser(row), role: (row.membership_role as OrgRole | null) ?? null } : null;
   }
 
   async findByEmail(email: string) {
