@@ -1,9 +1,19 @@
 /** Tests are plain TypeScript compiled by swc (type checking is `npm run typecheck`). */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/core', '<rootDir>/adapters', '<rootDir>/plugins', '<rootDir>/gateway', '<rootDir>/contracts', '<rootDir>/app', '<rootDir>/test'],
+  roots: [
+    '<rootDir>/core',
+    '<rootDir>/adapters',
+    '<rootDir>/plugins',
+    '<rootDir>/gateway',
+    '<rootDir>/contracts',
+    '<rootDir>/app',
+    '<rootDir>/test',
+  ],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+  },
   transformIgnorePatterns: ['/node_modules/(?!(@electric-sql)/)'],
   // Hooks boot an embedded Postgres (PGlite); on a loaded 2-core machine that can take tens of seconds.
   testTimeout: 180000,

@@ -63,10 +63,14 @@ export class ChatModelRouter implements ChatModel {
         : provider === 'openai'
           ? 'an OpenAI key (OPENAI_API_KEY)'
           : 'an OpenAI-compatible endpoint serving it (OPENAI_API_KEY with OPENAI_BASE_URL)';
-    throw new DomainError('VALIDATION', `The model ${model} is not available on this platform: it needs ${needs}. Choose another model for the agent or configure the provider.`, {
-      model,
-      provider,
-    });
+    throw new DomainError(
+      'VALIDATION',
+      `The model ${model} is not available on this platform: it needs ${needs}. Choose another model for the agent or configure the provider.`,
+      {
+        model,
+        provider,
+      },
+    );
   }
 
   complete(request: ChatRequest): Promise<ChatCompletion> {

@@ -1,8 +1,9 @@
 import { createHmac } from 'node:crypto';
+
 import type { BillingDeps } from '../core/billing/billing';
 import { type ChatDeps, type ChatRetrieval, DEFAULT_CHAT_SETTINGS } from '../core/chat/chat-deps';
-import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
+import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
 import { noGraphSearch } from '../core/ports/graph-search';
 import type { Infrastructure } from './infrastructure';
 import { attachmentResolver } from './public-chat-services';
@@ -13,7 +14,9 @@ type RetrievalParts = Pick<KnowledgeDeps, 'store' | 'vectorIndex' | 'embedder' |
 export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log']): ChatRetrieval {
   return async (input) => {
     const result = await retrieve(k, input);
-    await chargeRetrieval(k, input.organizationId, result.usage, { purpose: 'chat' }).catch((e) => log('warn', 'could not bill chat retrieval', e));
+    await chargeRetrieval(k, input.organizationId, result.usage, { purpose: 'chat' }).catch((e) =>
+      log('warn', 'could not bill chat retrieval', e),
+    );
     return result;
   };
 }

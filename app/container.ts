@@ -1,5 +1,9 @@
 import 'reflect-metadata';
+
 import { Container } from 'inversify';
+
+import { PASSWORD_HASHER } from '../core/identity/password-hasher';
+import { TOKEN_SIGNER } from '../core/identity/token-claims';
 import { BLOB_STORE } from '../core/ports/blob-store';
 import { CLOCK } from '../core/ports/clock';
 import { EVENT_BUS } from '../core/ports/event-bus';
@@ -7,8 +11,6 @@ import { ID_GENERATOR } from '../core/ports/id-generator';
 import { JOB_QUEUE } from '../core/ports/job-queue';
 import { RATE_LIMIT_STORE } from '../core/ports/rate-limit-store';
 import { STORE } from '../core/ports/store';
-import { TOKEN_SIGNER } from '../core/identity/token-claims';
-import { PASSWORD_HASHER } from '../core/identity/password-hasher';
 import type { Infrastructure } from './infrastructure';
 import { buildServices, type Services } from './services';
 
@@ -31,6 +33,8 @@ export function createContainer(infra: Infrastructure): Container {
   c.bind(JOB_QUEUE).toConstantValue(infra.queue);
   c.bind(EVENT_BUS).toConstantValue(infra.bus);
   c.bind(BLOB_STORE).toConstantValue(infra.blobs);
-  c.bind<Services>(SERVICES).toDynamicValue(() => buildServices(infra)).inSingletonScope();
+  c.bind<Services>(SERVICES)
+    .toDynamicValue(() => buildServices(infra))
+    .inSingletonScope();
   return c;
 }

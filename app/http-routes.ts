@@ -1,16 +1,16 @@
-import { allOperations } from '../contracts';
-import { buildOpenApiDocument } from '../contracts/openapi';
 import type { HandlerMap } from '../adapters/http/handler';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
-import { openAiCompatRoutes } from '../adapters/http/routes/openai-compat.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { knowledgeRoutes } from '../adapters/http/routes/knowledge.routes';
-import { promptRoutes } from '../adapters/http/routes/prompts.routes';
-import { platformRoutes } from '../adapters/http/routes/platform.routes';
-import { sourceRoutes } from '../adapters/http/routes/sources.routes';
 import { modelRoutes } from '../adapters/http/routes/models.routes';
+import { openAiCompatRoutes } from '../adapters/http/routes/openai-compat.routes';
+import { platformRoutes } from '../adapters/http/routes/platform.routes';
+import { promptRoutes } from '../adapters/http/routes/prompts.routes';
 import { publicChatRoutes } from '../adapters/http/routes/public-chat.routes';
+import { sourceRoutes } from '../adapters/http/routes/sources.routes';
+import { allOperations } from '../contracts';
+import { buildOpenApiDocument } from '../contracts/openapi';
 import type { Infrastructure } from './infrastructure';
 import type { Services } from './services';
 

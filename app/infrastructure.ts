@@ -1,12 +1,13 @@
 import { join } from 'node:path';
+
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
-import { KnexStore } from '../adapters/postgres/knex-store';
 import { type Database, openDatabase } from '../adapters/postgres/database';
-import { migrate } from '../adapters/postgres/migrator';
+import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
+import { migrate } from '../adapters/postgres/migrator';
 import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
 import { SystemClock } from '../adapters/system/system.clock';
 import type { OAuthIdentityProvider } from '../core/identity/google-sign-in';
@@ -19,8 +20,8 @@ import type { IdGenerator } from '../core/ports/id-generator';
 import type { JobQueue } from '../core/ports/job-queue';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
 import type { Store } from '../core/ports/store';
-import { buildKnowledgeAdapters, type KnowledgeAdapterOverrides, type KnowledgeAdapters } from './knowledge-infrastructure';
 import { buildChatAdapters, type ChatAdapterOverrides, type ChatAdapters } from './chat-infrastructure';
+import { buildKnowledgeAdapters, type KnowledgeAdapterOverrides, type KnowledgeAdapters } from './knowledge-infrastructure';
 import type { Logger } from './logger';
 
 /** Everything that touches the world, chosen per port by configuration. */
@@ -76,7 +77,10 @@ async function messagingFor(config: PlatformConfig, log: Logger): Promise<{ queu
   }
   const { InProcessJobQueue } = await import('../adapters/memory/in-process.job-queue');
   const { InProcessEventBus } = await import('../adapters/memory/in-process.event-bus');
-  const logger = { error: (message: string, extra?: unknown) => log('error', message, extra), warn: (message: string, extra?: unknown) => log('warn', message, extra) };
+  const logger = {
+    error: (message: string, extra?: unknown) => log('error', message, extra),
+    warn: (message: string, extra?: unknown) => log('warn', message, extra),
+  };
   return { queue: new InProcessJobQueue({ logger }), bus: new InProcessEventBus({ logger }) };
 }
 
@@ -90,7 +94,11 @@ async function blobStoreFor(config: PlatformConfig): Promise<BlobStore> {
   return new LocalFolderBlobStore({ root: join(config.dataDir, 'blobs') });
 }
 
-export async function buildInfrastructure(config: PlatformConfig, log: Logger, overrides: InfrastructureOverrides = {}): Promise<Infrastructure> {
+export async function buildInfrastructure(
+  config: PlatformConfig,
+  log: Logger,
+  overrides: InfrastructureOverrides = {},
+): Promise<Infrastructure> {
   const clock = new SystemClock();
   const ids = new CryptoIdGenerator();
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
@@ -102,11 +110,13 @@ export async function buildInfrastructure(config: PlatformConfig, log: Logger, o
     const rateLimits = await rateLimitStoreFor(config);
     closers.unshift(() => rateLimits.close());
     const { queue, bus } = await messagingFor(config, log);
-    closers.unshift(() => queue.close(), () => bus.close());
+    closers.unshift(
+      () => queue.close(),
+      () => bus.close(),
+    );
     const blobs = await blobStoreFor(config);
     const chat = await buildChatAdapters(config, overrides.chat);
-    const google =
-      overrides.google !== undefined ? overrides.google : config.google ? new GoogleIdentityProvider(config.google) : null;
+    const google = overrides.google !== undefined ? overrides.google : config.google ? new GoogleIdentityProvider(config.google) : null;
     return {
       config,
       log,

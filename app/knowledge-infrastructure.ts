@@ -73,15 +73,21 @@ async function vectorIndexFor(config: PlatformConfig, db: Database): Promise<Vec
 }
 
 /** Opens the vector index first: a Postgres without pgvector fails boot before anything else is touched. */
-export async function buildKnowledgeAdapters(config: PlatformConfig, db: Database, overrides: KnowledgeAdapterOverrides = {}): Promise<KnowledgeAdapters> {
+export async function buildKnowledgeAdapters(
+  config: PlatformConfig,
+  db: Database,
+  overrides: KnowledgeAdapterOverrides = {},
+): Promise<KnowledgeAdapters> {
   const vectorIndex = overrides.vectorIndex ?? (await vectorIndexFor(config, db));
   const { embedder, dimensions } = overrides.embedder ?? (await embedderFor(config));
   const reranker = overrides.reranker !== undefined ? overrides.reranker : await rerankerFor(config);
   let transcriber: Transcriber | null = overrides.transcriber ?? null;
   let imageDescriber: ImageDescriber | null = overrides.imageDescriber ?? null;
   if (config.providers.openai) {
-    if (overrides.transcriber === undefined) transcriber = new (await import('../adapters/openai/openai.transcriber')).OpenAiTranscriber(config.providers.openai);
-    if (overrides.imageDescriber === undefined) imageDescriber = new (await import('../adapters/openai/openai.image-describer')).OpenAiImageDescriber(config.providers.openai);
+    if (overrides.transcriber === undefined)
+      transcriber = new (await import('../adapters/openai/openai.transcriber')).OpenAiTranscriber(config.providers.openai);
+    if (overrides.imageDescriber === undefined)
+      imageDescriber = new (await import('../adapters/openai/openai.image-describer')).OpenAiImageDescriber(config.providers.openai);
   }
   const { MultiFormatDocumentLoader } = await import('../adapters/documents/multi-format.document-loader');
   const { SsrfGuardedFetcher } = await import('../adapters/outbound/ssrf-guarded.fetcher');

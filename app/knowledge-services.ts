@@ -1,10 +1,10 @@
-import { bundledCatalogue } from '../core/models/bundled-catalogue';
 import type { BillingDeps } from '../core/billing/billing';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../core/knowledge/chunker';
-import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
-import { processIngestJob } from '../core/knowledge/ingest-document';
 import type { IngestJobPayload } from '../core/knowledge/documents';
+import { processIngestJob } from '../core/knowledge/ingest-document';
+import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { tablePricing } from '../core/knowledge/pricing';
+import { bundledCatalogue } from '../core/models/bundled-catalogue';
 import type { Infrastructure } from './infrastructure';
 import type { Consumer } from './workers';
 
@@ -13,7 +13,11 @@ export const INGEST_MAX_ATTEMPTS = 3;
 
 export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps): KnowledgeDeps {
   const k = infra.knowledge;
-  const prices = new Map(bundledCatalogue().filter((m) => m.capabilities.embeddings).map((m) => [m.id, m.promptPricePerToken]));
+  const prices = new Map(
+    bundledCatalogue()
+      .filter((m) => m.capabilities.embeddings)
+      .map((m) => [m.id, m.promptPricePerToken]),
+  );
   return {
     store: infra.store,
     clock: infra.clock,

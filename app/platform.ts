@@ -1,4 +1,5 @@
 import type { Container } from 'inversify';
+
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createContainer } from './container';
 import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';

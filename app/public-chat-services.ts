@@ -1,9 +1,14 @@
-import { type AttachmentDeps, ATTACHMENT_QUEUE, type AttachmentJobPayload, DEFAULT_ATTACHMENT_SETTINGS } from '../core/attachments/attachment-deps';
+import {
+  ATTACHMENT_QUEUE,
+  type AttachmentDeps,
+  type AttachmentJobPayload,
+  DEFAULT_ATTACHMENT_SETTINGS,
+} from '../core/attachments/attachment-deps';
 import { StoredAttachmentResolver } from '../core/attachments/attachment-resolver';
 import { ATTACHMENT_MAX_ATTEMPTS, processAttachmentJob } from '../core/attachments/extract-attachment';
 import type { ChatDeps } from '../core/chat/chat-deps';
-import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import type { Store } from '../core/ports/store';
+import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import type { Infrastructure } from './infrastructure';
 import type { Consumer } from './workers';
 

@@ -1,5 +1,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+import type { Container } from 'inversify';
+
 import { createApiApp } from '../adapters/http/api-app';
 import { allOperations } from '../contracts';
 import { verifyApiKey } from '../core/api-keys/api-keys';
@@ -7,10 +10,9 @@ import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
 import { createGateway, type Gateway } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
-import type { Container } from 'inversify';
+import { buildHandlers } from './http-routes';
 import type { Infrastructure } from './infrastructure';
 import type { Services } from './services';
-import { buildHandlers } from './http-routes';
 import { startWorkers } from './workers';
 
 export interface Running {
@@ -30,7 +32,11 @@ export function createApi(container: Container) {
   });
 }
 
-export async function startApi(container: Container, port: number, host: string): Promise<{ server: Server; address: AddressInfo } & Running> {
+export async function startApi(
+  container: Container,
+  port: number,
+  host: string,
+): Promise<{ server: Server; address: AddressInfo } & Running> {
   await ensureCatalogue(container.get<Services>(SERVICES).catalogue);
   const app = createApi(container);
   const server = await new Promise<Server>((resolve, reject) => {
@@ -38,14 +44,20 @@ export async function startApi(container: Container, port: number, host: string)
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
-  const close = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return { server, address: server.address() as AddressInfo, close };
 }
 
-export async function startGateway(container: Container, upstream: { host: string; port: number }, port: number, host: string): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
+export async function startGateway(
+  container: Container,
+  upstream: { host: string; port: number },
+  port: number,
+  host: string,
+): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   const gateway = createGateway({

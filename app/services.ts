@@ -1,22 +1,22 @@
+import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
+import type { ChatDeps } from '../core/chat/chat-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
+import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
+import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { CatalogueDeps } from '../core/models/catalogue';
 import type { OrganizationDeps } from '../core/organizations/organization-deps';
 import type { PromptDeps } from '../core/prompts/prompt-deps';
-import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
-import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
-import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
+import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
+import { setupSourceIngestion } from '../core/sources/setup-ingestion';
+import type { SourcesDeps } from '../core/sources/sources-deps';
+import { buildChatDeps } from './chat-services';
 import type { Infrastructure } from './infrastructure';
 import { buildKnowledgeDeps } from './knowledge-services';
-import type { ChatDeps } from '../core/chat/chat-deps';
-import { buildChatDeps } from './chat-services';
-import type { SourcesDeps } from '../core/sources/sources-deps';
-import { setupSourceIngestion } from '../core/sources/setup-ingestion';
-import { buildSourcesDeps } from './sources-services';
-import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { buildPublicChatDeps } from './public-chat-services';
+import { buildSourcesDeps } from './sources-services';
 
 /** Dependency bundles of the core use cases, built once from the infrastructure. */
 export interface Services {
@@ -68,7 +68,10 @@ export function buildServices(infra: Infrastructure): Services {
         publicAgentUrl: (slug) => `${config.publicUrl.replace(/\/$/, '')}/api/public/agents/${encodeURIComponent(slug)}`,
       },
       // The knowledge and sources areas plug in here: createKnowledgeBase (knowledge) and ingestion (sources).
-      setup: { createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }), ingestion: setupSourceIngestion(sources) },
+      setup: {
+        createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }),
+        ingestion: setupSourceIngestion(sources),
+      },
     },
     prompts: { store, clock, ids },
     knowledge,

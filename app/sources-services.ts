@@ -6,7 +6,7 @@
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { Subscription } from '../core/ports/job-queue';
 import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
-import { DEFAULT_SOURCES_SETTINGS, SYNC_QUEUE, type SourcesDeps, type SyncJobPayload } from '../core/sources/sources-deps';
+import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from '../core/sources/sources-deps';
 import { syncSource } from '../core/sources/sync-source';
 import { createSourceRegistry } from '../plugins/sources';
 import type { Infrastructure } from './infrastructure';

@@ -1,11 +1,12 @@
 import type { Container } from 'inversify';
+
 import type { Subscription } from '../core/ports/job-queue';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
 import { knowledgeIngestConsumer } from './knowledge-services';
-import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
 import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
+import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
 
 /** A background consumer: one queue, one core use case. Areas add theirs to `consumers`. */
 export interface Consumer {

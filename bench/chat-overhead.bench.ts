@@ -10,12 +10,13 @@
  *
  *   npx tsx bench/chat-overhead.bench.ts [iterations]      writes bench/results/chat-overhead.json
  */
-import http from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+
 import { loadConfig } from '../adapters/config/load-config';
 import { SERVICES } from '../app/container';
 import { startPlatform } from '../app/platform';
@@ -53,39 +54,80 @@ class InstantModel implements ChatModel {
     }
     spent += performance.now() - t0;
     this.times.push(spent);
-    yield { type: 'done', completion: { text: 'Instant answer.', usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 }, finishReason: 'stop' } };
+    yield {
+      type: 'done',
+      completion: { text: 'Instant answer.', usage: { promptTokens: 10, completionTokens: 2, totalTokens: 12 }, finishReason: 'stop' },
+    };
   }
 }
 
-const TOPICS = ['refund', 'shipping', 'warranty', 'invoice', 'account', 'password', 'delivery', 'return', 'payment', 'subscription', 'discount', 'support', 'privacy', 'order', 'exchange'];
+const TOPICS = [
+  'refund',
+  'shipping',
+  'warranty',
+  'invoice',
+  'account',
+  'password',
+  'delivery',
+  'return',
+  'payment',
+  'subscription',
+  'discount',
+  'support',
+  'privacy',
+  'order',
+  'exchange',
+];
 const VERBS = ['explains', 'describes', 'covers', 'lists', 'clarifies'];
 function chunkText(i: number): string {
   const a = TOPICS[i % TOPICS.length];
   const b = TOPICS[(i * 7 + 3) % TOPICS.length];
   return `Section ${i} ${VERBS[i % VERBS.length]} the ${a} policy and how it relates to ${b}. Customers asking about ${a} should read paragraph ${i % 97} where the ${a} rules, deadlines and exceptions for ${b} are detailed. Reference code ${a.slice(0, 3).toUpperCase()}-${i}.`;
 }
-const QUERIES = TOPICS.flatMap((a, i) => [`How does the ${a} policy work?`, `What are the ${a} deadlines for ${TOPICS[(i + 4) % TOPICS.length]}?`]);
+const QUERIES = TOPICS.flatMap((a, i) => [
+  `How does the ${a} policy work?`,
+  `What are the ${a} deadlines for ${TOPICS[(i + 4) % TOPICS.length]}?`,
+]);
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 const round = (x: number) => Math.round(x * 100) / 100;
-const stats = (xs: number[]) => ({ p50Ms: round(pct(xs, 50)), p95Ms: round(pct(xs, 95)), meanMs: round(xs.reduce((a, b) => a + b, 0) / xs.length) });
+const stats = (xs: number[]) => ({
+  p50Ms: round(pct(xs, 50)),
+  p95Ms: round(pct(xs, 95)),
+  meanMs: round(xs.reduce((a, b) => a + b, 0) / xs.length),
+});
 
-function post(url: URL, path: string, token: string, body: unknown): Promise<{ status: number; firstByteMs: number; totalMs: number; text: string }> {
+function post(
+  url: URL,
+  path: string,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; firstByteMs: number; totalMs: number; text: string }> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     let first = -1;
-    const req = http.request({ host: url.hostname, port: Number(url.port), method: 'POST', path, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        if (first < 0) first = performance.now() - t0;
-        text += c;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, firstByteMs: first, totalMs: performance.now() - t0, text }));
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: Number(url.port),
+        method: 'POST',
+        path,
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          if (first < 0) first = performance.now() - t0;
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, firstByteMs: first, totalMs: performance.now() - t0, text }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -93,7 +135,11 @@ function post(url: URL, path: string, token: string, body: unknown): Promise<{ s
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
 async function json(url: URL, method: string, path: string, token: string | null, body?: unknown) {
-  const res = await fetch(new URL(path, url), { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(new URL(path, url), {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const data = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(data)}`);
   return data;
@@ -101,7 +147,13 @@ async function json(url: URL, method: string, path: string, token: string | null
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-chat-'));
-  const config = loadConfig('start', { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'silent', RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_PRINCIPAL: '100000000' });
+  const config = loadConfig('start', {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_IP: '100000000',
+    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+  });
   const instant = new InstantModel();
   const platform = await startPlatform(config, { memoryDatabase: true, chat: { chatModels: [instant] } });
   try {
@@ -111,7 +163,11 @@ async function main() {
     const free = (await infra.store.repos.models.findById('local/extractive'))!;
     await infra.store.repos.models.upsert([{ ...free, id: 'bench/instant', name: 'Instant bench model', provider: 'bench' }]);
 
-    const reg = await json(base, 'POST', '/api/auth/register', null, { email: `bench-${randomUUID().slice(0, 8)}@example.com`, password: `pw-${randomUUID()}`, displayName: 'Bench' });
+    const reg = await json(base, 'POST', '/api/auth/register', null, {
+      email: `bench-${randomUUID().slice(0, 8)}@example.com`,
+      password: `pw-${randomUUID()}`,
+      displayName: 'Bench',
+    });
     const token = reg.data.accessToken as string;
     const orgId = reg.data.user.organizations[0].id as string;
     const kb = (await json(base, 'POST', '/api/knowledge/kb', token, { name: 'Bench KB' })).knowledgeBase;
@@ -121,14 +177,33 @@ async function main() {
     for (let d = 0; d < CHUNKS / CHUNKS_PER_DOC; d++) {
       const documentId = randomUUID();
       const title = `policy-${d}.txt`;
-      await infra.db.knex('knowledge_documents').insert({ id: documentId, organization_id: orgId, knowledge_base_id: kb.id, title, mime_type: 'text/plain', processing_status: 'completed', chunk_count: CHUNKS_PER_DOC, summary: `Policy document ${d}`, created_at: now, updated_at: now, processed_at: now });
+      await infra.db.knex('knowledge_documents').insert({
+        id: documentId,
+        organization_id: orgId,
+        knowledge_base_id: kb.id,
+        title,
+        mime_type: 'text/plain',
+        processing_status: 'completed',
+        chunk_count: CHUNKS_PER_DOC,
+        summary: `Policy document ${d}`,
+        created_at: now,
+        updated_at: now,
+        processed_at: now,
+      });
       const texts = Array.from({ length: CHUNKS_PER_DOC }, (_, i) => chunkText(d * CHUNKS_PER_DOC + i));
       await writeChunks({ infra, store: infra.store }, orgId, kb.id, documentId, title, texts, 500);
     }
     const seedSeconds = (performance.now() - tSeed) / 1000;
     process.stdout.write(`seeded ${CHUNKS} chunks in ${seedSeconds.toFixed(1)} s\n`);
 
-    const bot = (await json(base, 'POST', '/api/bots', token, { name: 'Bench agent', model: 'bench/instant', knowledgeBaseIds: [kb.id], isDraft: false })).bot;
+    const bot = (
+      await json(base, 'POST', '/api/bots', token, {
+        name: 'Bench agent',
+        model: 'bench/instant',
+        knowledgeBaseIds: [kb.id],
+        isDraft: false,
+      })
+    ).bot;
 
     // Retrieval time as chat sees it (the same retrieve call, timed inside the chat dependencies).
     const chatRetrievalTimes: number[] = [];
@@ -151,7 +226,8 @@ async function main() {
       const query = QUERIES[i % QUERIES.length];
       const s = await post(base, '/api/knowledge/search', token, { knowledgeBaseIds: [kb.id], query });
       const c = await post(base, `/api/bots/${bot.id}/chat`, token, { message: query, stream: true });
-      if (s.status !== 200 || c.status !== 200) throw new Error(`search ${s.status} ${s.text.slice(0, 200)} / chat ${c.status} ${c.text.slice(0, 200)}`);
+      if (s.status !== 200 || c.status !== 200)
+        throw new Error(`search ${s.status} ${s.text.slice(0, 200)} / chat ${c.status} ${c.text.slice(0, 200)}`);
       if (i < WARMUP) continue;
       search.push(s.totalMs);
       ttfb.push(c.firstByteMs);
@@ -167,7 +243,16 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       cpus: os.cpus().length,
-      setup: { store: 'PGlite (in-memory, over its local socket)', vectorIndex: infra.knowledge.vectorIndex.id, embedder: infra.knowledge.embedder.model, chunks: CHUNKS, documents: CHUNKS / CHUNKS_PER_DOC, iterations: ITERATIONS, warmup: WARMUP, seedSeconds: round(seedSeconds) },
+      setup: {
+        store: 'PGlite (in-memory, over its local socket)',
+        vectorIndex: infra.knowledge.vectorIndex.id,
+        embedder: infra.knowledge.embedder.model,
+        chunks: CHUNKS,
+        documents: CHUNKS / CHUNKS_PER_DOC,
+        iterations: ITERATIONS,
+        warmup: WARMUP,
+        seedSeconds: round(seedSeconds),
+      },
       searchOnly: stats(search),
       chat: { timeToFirstByte: stats(ttfb), total: stats(total) },
       model: stats(model),
@@ -179,7 +264,12 @@ async function main() {
         p50VersusRetrievalInsideChatMs: round(pct(total, 50) - pct(retrievalInChat, 50) - pct(model, 50)),
         // Each chat runs right after a search on the same query: the median of the per-pair differences is
         // less sensitive to load drifting during the run than the difference of the medians.
-        pairedP50Ms: round(pct(total.map((t, i) => t - search[i] - (model[i] ?? 0)), 50)),
+        pairedP50Ms: round(
+          pct(
+            total.map((t, i) => t - search[i] - (model[i] ?? 0)),
+            50,
+          ),
+        ),
       },
       target: { maxOverheadP50Ms: TARGET_OVERHEAD_MS, met: overheadP50 < TARGET_OVERHEAD_MS },
     };

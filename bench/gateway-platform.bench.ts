@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+
 import { loadConfig } from '../adapters/config/load-config';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { signIdentity } from '../adapters/http/identity-signature';
@@ -52,7 +53,13 @@ const mean = (runs: Run[], k: keyof Run) => runs.reduce((s, r) => s + r[k], 0) /
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-'));
-  const config = loadConfig('start', { DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn', RATE_LIMIT_PER_IP: '100000000', RATE_LIMIT_PER_PRINCIPAL: '100000000' });
+  const config = loadConfig('start', {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_IP: '100000000',
+    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+  });
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   try {
     const reg = await fetch(`${platform.gatewayUrl}/api/auth/register`, {
@@ -60,7 +67,9 @@ async function main() {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password' }),
     });
-    const session = (await reg.json()) as { data: { accessToken: string; user: { id: string; email: string; organizations: { id: string; role: string }[] } } };
+    const session = (await reg.json()) as {
+      data: { accessToken: string; user: { id: string; email: string; organizations: { id: string; role: string }[] } };
+    };
     const user = session.data.user;
     const pathname = '/api/auth/me';
     const gatewayHeaders = { authorization: `Bearer ${session.data.accessToken}` };
@@ -97,7 +106,13 @@ async function main() {
       directSerial.push(await autocannon(`${platform.apiUrl}${pathname}`, directHeaders(), SECONDS, 1));
       gatewaySerial.push(await autocannon(`${platform.gatewayUrl}${pathname}`, gatewayHeaders, SECONDS, 1));
     }
-    const figures = (runs: Run[]) => ({ requestsPerSecond: mean(runs, 'requestsPerSecond'), p50Ms: mean(runs, 'p50Ms'), p99Ms: mean(runs, 'p99Ms'), non2xx: mean(runs, 'non2xx'), runs });
+    const figures = (runs: Run[]) => ({
+      requestsPerSecond: mean(runs, 'requestsPerSecond'),
+      p50Ms: mean(runs, 'p50Ms'),
+      p99Ms: mean(runs, 'p99Ms'),
+      non2xx: mean(runs, 'non2xx'),
+      runs,
+    });
     const d = figures(direct);
     const g = figures(gateway);
     const result = {
@@ -123,7 +138,9 @@ async function main() {
     };
     await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
     await writeFile(path.join(ROOT, 'bench/results/gateway-platform.json'), `${JSON.stringify(result, null, 2)}\n`);
-    process.stdout.write(`${JSON.stringify({ direct: { rps: d.requestsPerSecond, p50: d.p50Ms, p99: d.p99Ms, non2xx: d.non2xx }, gateway: { rps: g.requestsPerSecond, p50: g.p50Ms, p99: g.p99Ms, non2xx: g.non2xx }, ratios: result.ratios, oneConnection: { addedP50Ms: result.oneConnection.addedP50Ms, throughputRatio: result.oneConnection.throughputRatio } })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ direct: { rps: d.requestsPerSecond, p50: d.p50Ms, p99: d.p99Ms, non2xx: d.non2xx }, gateway: { rps: g.requestsPerSecond, p50: g.p50Ms, p99: g.p99Ms, non2xx: g.non2xx }, ratios: result.ratios, oneConnection: { addedP50Ms: result.oneConnection.addedP50Ms, throughputRatio: result.oneConnection.throughputRatio } })}\n`,
+    );
   } finally {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });

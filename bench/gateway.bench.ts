@@ -11,12 +11,13 @@
  * Figures: autocannon requests/s and p50/p99 latency (autocannon's histogram has 1 ms resolution), plus a
  * sequential keep-alive probe (one request at a time, hrtime) that measures the added latency in microseconds.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { InProcessRateLimitStore } from '../adapters/memory/in-process.rate-limit-store';
 import { createGateway } from '../gateway/create-gateway';
@@ -121,7 +122,11 @@ if (cfg.mode === 'autocannon') {
 
 function runChild(script: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', script], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['-e', script], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (c: string) => (out += c));
@@ -146,15 +151,23 @@ function startUpstream(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 async function load(url: string, headers: Record<string, string>, connections: number, duration: number): Promise<LoadFigures> {
-  const r = JSON.parse(await runChild(LOAD_SCRIPT, { BENCH_CFG: JSON.stringify({ mode: 'autocannon', url, headers, connections, duration }) })) as {
-    rps: number; p50: number; p99: number; errors: number; non2xx: number;
+  const r = JSON.parse(
+    await runChild(LOAD_SCRIPT, { BENCH_CFG: JSON.stringify({ mode: 'autocannon', url, headers, connections, duration }) }),
+  ) as {
+    rps: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    non2xx: number;
   };
   return { requestsPerSecond: Math.round(r.rps), p50Ms: r.p50, p99Ms: r.p99, errors: r.errors, non2xx: r.non2xx };
 }
 
 async function probe(url: string, headers: Record<string, string>, requests: number): Promise<ProbeFigures> {
   const r = JSON.parse(await runChild(LOAD_SCRIPT, { BENCH_CFG: JSON.stringify({ mode: 'probe', url, headers, requests }) })) as {
-    p50: number; p99: number; mean: number;
+    p50: number;
+    p99: number;
+    mean: number;
   };
   const round = (v: number) => Math.round(v * 1000) / 1000;
   return { p50Ms: round(r.p50), p99Ms: round(r.p99), meanMs: round(r.mean) };
@@ -177,14 +190,19 @@ function mean(runs: LoadFigures[]): LoadFigures {
 function startBareProxy(upstreamPort: number): Promise<{ server: http.Server; agent: http.Agent; port: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
   const server = http.createServer((req, res) => {
-    const up = http.request({ host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent }, (upRes) => {
-      res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-      upRes.pipe(res);
-    });
+    const up = http.request(
+      { host: '127.0.0.1', port: upstreamPort, method: req.method, path: req.url, headers: req.headers, agent },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, agent, port: (server.address() as AddressInfo).port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, agent, port: (server.address() as AddressInfo).port })),
+  );
 }
 
 export async function runGatewayBench(options: GatewayBenchOptions = {}): Promise<GatewayBenchResult> {
@@ -244,7 +262,8 @@ export async function runGatewayBench(options: GatewayBenchOptions = {}): Promis
     const bareLoad = mean(bareRuns);
     const directProbe = await probe(directUrl, {}, probeRequests);
     const gatewayProbe = await probe(gatewayUrl, auth, probeRequests);
-    if (gatewayLoad.non2xx > 0 || gatewayLoad.errors > 0) throw new Error(`gateway answered ${gatewayLoad.non2xx} non-2xx, ${gatewayLoad.errors} errors`);
+    if (gatewayLoad.non2xx > 0 || gatewayLoad.errors > 0)
+      throw new Error(`gateway answered ${gatewayLoad.non2xx} non-2xx, ${gatewayLoad.errors} errors`);
 
     const result: GatewayBenchResult = {
       date: new Date().toISOString(),
@@ -284,7 +303,13 @@ if (require.main === module) {
   runGatewayBench()
     .then((r) => {
       const { direct, gateway, bareProxy, ratios, targets } = r;
-      const summary = { direct: { ...direct, runs: undefined }, gateway: { ...gateway, runs: undefined }, bareProxy: bareProxy.load, ratios, targets };
+      const summary = {
+        direct: { ...direct, runs: undefined },
+        gateway: { ...gateway, runs: undefined },
+        bareProxy: bareProxy.load,
+        ratios,
+        targets,
+      };
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     })
     .catch((err: unknown) => {

@@ -10,14 +10,15 @@
  * no reranker since none is configured offline): recall@3, MRR, questions left without any result, and how
  * many off-topic questions still get a result; the same with the local reranker switched on for comparison.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
 import type { IngestJobPayload } from '../core/knowledge/documents';
 import { processIngestJob } from '../core/knowledge/ingest-document';
 import { ingestText } from '../core/knowledge/ingest-text';
 import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
-import { retrieve, type RetrievalOptions } from '../core/knowledge/retrieve';
+import { type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
 import { createKnowledgeHarness } from '../test/knowledge/knowledge-harness';
 
 interface Corpus {
@@ -65,12 +66,26 @@ export async function runRetrievalQuality(options: { dimensions?: number } = {})
     for (const d of corpus.documents) {
       const r = await ingestText(h.deps, { organizationId, knowledgeBaseId: kb.id, title: d.title, text: `${d.title}\n\n${d.text}` });
       titleOf.set(r.document.id, d.id);
-      const outcome = await processIngestJob(h.deps, { id: r.jobId!, queue: INGEST_QUEUE, attempt: 1, payload: { organizationId, documentId: r.document.id } as IngestJobPayload });
+      const outcome = await processIngestJob(h.deps, {
+        id: r.jobId!,
+        queue: INGEST_QUEUE,
+        attempt: 1,
+        payload: { organizationId, documentId: r.document.id } as IngestJobPayload,
+      });
       if (outcome !== 'completed') throw new Error(`ingest ${d.id}: ${outcome}`);
     }
     const ask = async (question: string, options: RetrievalOptions) =>
-      (await retrieve(h.deps, { organizationId, knowledgeBaseIds: [kb.id], query: question, options })).chunks.map((c) => titleOf.get(c.documentId)!);
-    const rankingOnly: RetrievalOptions = { minVectorScore: 0, minCombinedScore: 0, topKPerKnowledgeBase: 10, maxChunksPerDocument: 1, tokenBudget: null, rerank: false };
+      (await retrieve(h.deps, { organizationId, knowledgeBaseIds: [kb.id], query: question, options })).chunks.map((c) =>
+        titleOf.get(c.documentId)!,
+      );
+    const rankingOnly: RetrievalOptions = {
+      minVectorScore: 0,
+      minCombinedScore: 0,
+      topKPerKnowledgeBase: 10,
+      maxChunksPerDocument: 1,
+      tokenBudget: null,
+      rerank: false,
+    };
     const measure = async (options: RetrievalOptions) => {
       let hits = 0;
       let rr = 0;
@@ -96,7 +111,14 @@ export async function runRetrievalQuality(options: { dimensions?: number } = {})
       const m = await measure(options);
       let offTopicAnswered = 0;
       for (const q of OFF_TOPIC) if ((await ask(q, options)).length > 0) offTopicAnswered++;
-      return { recallAt3: m.recallAt3, mrr: m.mrr, unanswered: m.empty, meanResults: m.meanResults, offTopicAnswered, offTopicQuestions: OFF_TOPIC.length };
+      return {
+        recallAt3: m.recallAt3,
+        mrr: m.mrr,
+        unanswered: m.empty,
+        meanResults: m.meanResults,
+        offTopicAnswered,
+        offTopicQuestions: OFF_TOPIC.length,
+      };
     };
     return {
       date: new Date().toISOString(),

@@ -15,10 +15,11 @@
  * - ingestion: chunks per second through chunk + embed + store (replaceDocument per document) against a raw
  *   multi-row INSERT of the same rows (vectors precomputed) into an identical table.
  */
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import os from 'node:os';
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+
 import { LocalEmbedder } from '../adapters/local-ai/local-hash.embedder';
 import { chunkId } from '../core/knowledge/chunk-id';
 import { chunkText } from '../core/knowledge/chunker';
@@ -32,19 +33,26 @@ const QUERIES = 40;
 
 function rng(seed: number) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
-const STOPWORDS = 'the of and to a in is that it for as with was on be by at this are from or an which but not have has were their its can more all also'.split(' ');
+const STOPWORDS =
+  'the of and to a in is that it for as with was on be by at this are from or an which but not have has were their its can more all also'.split(
+    ' ',
+  );
 
 /**
  * English-like text: Zipf-distributed tokens (exponent 1) over a 20 000-word vocabulary whose most frequent
  * ranks are real stop words, then the corpus's own words, then pronounceable pseudo-words.
  */
 function textGenerator(seed = 7) {
-  const corpus = JSON.parse(readFileSync(join(__dirname, '../test/fixtures/retrieval/corpus.json'), 'utf8')) as { documents: { text: string }[] };
+  const corpus = JSON.parse(readFileSync(join(__dirname, '../test/fixtures/retrieval/corpus.json'), 'utf8')) as {
+    documents: { text: string }[];
+  };
   const random = rng(seed);
-  const real = [...new Set(corpus.documents.flatMap((d) => d.text.toLowerCase().match(/[a-z]+/g) ?? []))].filter((w) => !STOPWORDS.includes(w));
+  const real = [...new Set(corpus.documents.flatMap((d) => d.text.toLowerCase().match(/[a-z]+/g) ?? []))].filter(
+    (w) => !STOPWORDS.includes(w),
+  );
   const syllables = ['ba', 'ko', 'ri', 'tel', 'man', 'sor', 'vi', 'den', 'pla', 'gu', 'ster', 'lo', 'nex', 'cra', 'mi', 'tor'];
   const pseudo = new Set<string>();
   while (pseudo.size < 20_000 - real.length - STOPWORDS.length) {
@@ -105,9 +113,23 @@ async function main() {
     const documentId = randomUUID();
     const chunks = chunkText(text, { size: 1000, overlap: 200 });
     const te = performance.now();
-    const { vectors } = await embedder.embed(chunks.map((c) => c.content), { dimensions: DIMS, purpose: 'document' });
+    const { vectors } = await embedder.embed(
+      chunks.map((c) => c.content),
+      { dimensions: DIMS, purpose: 'document' },
+    );
     embedMs += performance.now() - te;
-    const vc = chunks.map((c, i) => ({ id: chunkId(documentId, c.index), organizationId, knowledgeBaseId: kbs[0].id, documentId, chunkIndex: c.index, content: c.content, embedding: vectors[i], embeddingType: 'text' as const, importance: 0.5, metadata: { documentTitle: 'synthetic' } }));
+    const vc = chunks.map((c, i) => ({
+      id: chunkId(documentId, c.index),
+      organizationId,
+      knowledgeBaseId: kbs[0].id,
+      documentId,
+      chunkIndex: c.index,
+      content: c.content,
+      embedding: vectors[i],
+      embeddingType: 'text' as const,
+      importance: 0.5,
+      metadata: { documentTitle: 'synthetic' },
+    }));
     await index.replaceDocument({ organizationId, knowledgeBaseId: kbs[0].id, documentId }, vc);
     rows.push(...vc);
     pipelineChunks += chunks.length;
@@ -116,7 +138,20 @@ async function main() {
   await knex.raw('CREATE TABLE raw_baseline (LIKE kv_chunks_256 INCLUDING ALL)');
   const t1 = performance.now();
   for (let i = 0; i < rows.length; i += 500) {
-    await knex('raw_baseline').insert(rows.slice(i, i + 500).map((c) => ({ id: randomUUID(), organization_id: c.organizationId, knowledge_base_id: c.knowledgeBaseId, document_id: c.documentId, chunk_index: c.chunkIndex, content: c.content, embedding: `[${c.embedding.join(',')}]`, embedding_type: 'text', importance: 0.5, metadata: '{}' })));
+    await knex('raw_baseline').insert(
+      rows.slice(i, i + 500).map((c) => ({
+        id: randomUUID(),
+        organization_id: c.organizationId,
+        knowledge_base_id: c.knowledgeBaseId,
+        document_id: c.documentId,
+        chunk_index: c.chunkIndex,
+        content: c.content,
+        embedding: `[${c.embedding.join(',')}]`,
+        embedding_type: 'text',
+        importance: 0.5,
+        metadata: '{}',
+      })),
+    );
   }
   const rawMs = performance.now() - t1;
   await knex.raw('DROP TABLE raw_baseline');
@@ -143,7 +178,18 @@ async function main() {
       texts.forEach((content, i) => {
         const n = loaded + i;
         const documentId = randomUUID();
-        batch.push({ id: chunkId(documentId, 0), organizationId, knowledgeBaseId: kbs[n % KBS].id, documentId, chunkIndex: 0, content, embedding: vectors[i], embeddingType: 'text', importance: 0.5, metadata: {} });
+        batch.push({
+          id: chunkId(documentId, 0),
+          organizationId,
+          knowledgeBaseId: kbs[n % KBS].id,
+          documentId,
+          chunkIndex: 0,
+          content,
+          embedding: vectors[i],
+          embeddingType: 'text',
+          importance: 0.5,
+          metadata: {},
+        });
       });
       await index.upsert(batch);
       loaded += batch.length;
@@ -167,15 +213,34 @@ async function main() {
       indexBuildSeconds,
       retrieveOneKb: await timeEach(QUERIES, (i) => retrieve(h.deps, { organizationId, knowledgeBaseIds: one, query: questions[i] })),
       retrieveThreeKbs: await timeEach(QUERIES, (i) => retrieve(h.deps, { organizationId, knowledgeBaseIds: three, query: questions[i] })),
-      hybridSearchOneKb: await timeEach(QUERIES, (i) => index.search({ organizationId, knowledgeBaseIds: one, embedding: qvecs[i], text: questions[i], candidatesPerKnowledgeBase: 20 })),
-      vectorSearchOneKb: await timeEach(QUERIES, (i) => index.search({ organizationId, knowledgeBaseIds: one, embedding: qvecs[i], text: null, candidatesPerKnowledgeBase: 20 })),
-      rawSqlNearestNeighbours: await timeEach(QUERIES, (i) => knex.raw('SELECT id FROM kv_chunks_256 ORDER BY embedding <=> ?::vector(256) LIMIT 20', [`[${qvecs[i].join(',')}]`])),
+      hybridSearchOneKb: await timeEach(QUERIES, (i) =>
+        index.search({ organizationId, knowledgeBaseIds: one, embedding: qvecs[i], text: questions[i], candidatesPerKnowledgeBase: 20 }),
+      ),
+      vectorSearchOneKb: await timeEach(QUERIES, (i) =>
+        index.search({ organizationId, knowledgeBaseIds: one, embedding: qvecs[i], text: null, candidatesPerKnowledgeBase: 20 }),
+      ),
+      rawSqlNearestNeighbours: await timeEach(QUERIES, (i) =>
+        knex.raw('SELECT id FROM kv_chunks_256 ORDER BY embedding <=> ?::vector(256) LIMIT 20', [`[${qvecs[i].join(',')}]`]),
+      ),
     };
     console.log('search', result);
     searches.push(result);
   }
   await h.close();
-  return { date: new Date().toISOString(), totalSeconds: Math.round((performance.now() - started) / 1000), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadAverage: os.loadavg() }, setup: { store: 'PGlite (in-memory) + pgvector, HNSW cosine, tsvector GIN', embedder: 'local/hash-embed-v1', dimensions: DIMS, knowledgeBases: KBS, queries: QUERIES }, ingestion, searches };
+  return {
+    date: new Date().toISOString(),
+    totalSeconds: Math.round((performance.now() - started) / 1000),
+    machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadAverage: os.loadavg() },
+    setup: {
+      store: 'PGlite (in-memory) + pgvector, HNSW cosine, tsvector GIN',
+      embedder: 'local/hash-embed-v1',
+      dimensions: DIMS,
+      knowledgeBases: KBS,
+      queries: QUERIES,
+    },
+    ingestion,
+    searches,
+  };
 }
 
 main()

@@ -2,8 +2,8 @@
 import { ConfigError, loadConfig } from '../adapters/config/load-config';
 import type { Role } from '../adapters/config/platform-config';
 import { openDatabase } from '../adapters/postgres/database';
-import { migrate } from '../adapters/postgres/migrator';
 import { relationalMigrations } from '../adapters/postgres/migrations';
+import { migrate } from '../adapters/postgres/migrator';
 import { createContainer } from '../app/container';
 import { buildInfrastructure } from '../app/infrastructure';
 import { createLogger } from '../app/logger';
@@ -49,7 +49,12 @@ async function main() {
       log('info', `api listening on ${config.api.host}:${api.address.port}`);
     } else if (role === 'gateway') {
       const target = new URL(config.api.url!);
-      const gw = await startGateway(container, { host: target.hostname, port: Number(target.port || 80) }, config.gateway.port, config.gateway.host);
+      const gw = await startGateway(
+        container,
+        { host: target.hostname, port: Number(target.port || 80) },
+        config.gateway.port,
+        config.gateway.host,
+      );
       stops.unshift(() => gw.close());
       log('info', `gateway listening on ${config.gateway.host}:${gw.address.port} → ${config.api.url}`);
     } else {

@@ -11,4 +11,15 @@ import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
 
 /** Every endpoint of the backend. Each area appends its list here. */
-export const allOperations: Operation[] = [...platformOperations, ...identityOperations, ...modelOperations, ...agentOperations, ...promptOperations, ...knowledgeOperations, ...sourceOperations, ...chatOperations, ...openAiCompatOperations, ...publicChatOperations];
+export const allOperations: Operation[] = [
+  ...platformOperations,
+  ...identityOperations,
+  ...modelOperations,
+  ...agentOperations,
+  ...promptOperations,
+  ...knowledgeOperations,
+  ...sourceOperations,
+  ...chatOperations,
+  ...openAiCompatOperations,
+  ...publicChatOperations,
+];

@@ -28,7 +28,10 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
     paths[path] ??= {};
     const body =
       o.body === 'multipart'
-        ? { required: true, content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
+        ? {
+            required: true,
+            content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } },
+          }
         : o.body
           ? { required: true, content: { 'application/json': { schema: o.body } } }
           : undefined;
@@ -43,14 +46,21 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
       responses: Object.fromEntries(
         Object.entries(o.responses).map(([status, r]) => [
           status,
-          { description: r.description, ...(r.schema || r.contentType ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema ?? {} } } } : {}) },
+          {
+            description: r.description,
+            ...(r.schema || r.contentType ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema ?? {} } } } : {}),
+          },
         ]),
       ),
     };
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Agent Platform API', version, description: 'Multi-tenant retrieval-augmented chat agents. All traffic passes through the gateway.' },
+    info: {
+      title: 'Agent Platform API',
+      version,
+      description: 'Multi-tenant retrieval-augmented chat agents. All traffic passes through the gateway.',
+    },
     servers: [{ url: '/' }],
     components: {
       securitySchemes: {

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+
 import ipaddr from 'ipaddr.js';
 
 function normalise(raw: string): string | null {

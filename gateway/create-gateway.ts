@@ -1,16 +1,17 @@
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+
+import { anonymousIdentity, IDENTITY_HEADERS, signIdentity } from '../adapters/http/identity-signature';
 import type { ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
-import { anonymousIdentity, IDENTITY_HEADERS, signIdentity } from '../adapters/http/identity-signature';
-import { checkPath } from './path-guard';
-import { classifyLane } from './lanes';
-import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
 import { clientIp, ipRateLimitKey } from './client-ip';
+import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
+import type { GatewayOptions, RateLimitRule } from './gateway-options';
 import { sendError } from './http-errors';
+import { classifyLane } from './lanes';
+import { checkPath } from './path-guard';
 import { createUpstreamForwarder, HOP_BY_HOP } from './upstream-forwarder';
 import { VerifiedTokenCache } from './verified-token-cache';
-import type { GatewayOptions, RateLimitRule } from './gateway-options';
 
 export interface Gateway {
   server: http.Server;
@@ -19,7 +20,14 @@ export interface Gateway {
   close(graceMs?: number): Promise<void>;
 }
 
-const STRIPPED = new Set<string>([...HOP_BY_HOP, ...IDENTITY_HEADERS, 'forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto']);
+const STRIPPED = new Set<string>([
+  ...HOP_BY_HOP,
+  ...IDENTITY_HEADERS,
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+]);
 
 const MISSING = 'Missing or invalid authorization header';
 const FAILED = 'Authentication Failed';
@@ -108,7 +116,10 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   function forwardHeaders(req: IncomingMessage, ip: string, signed: Record<string, string>): OutgoingHttpHeaders {
     const inbound = req.headers;
-    const connectionTokens = inbound.connection?.toLowerCase().split(',').map((t) => t.trim());
+    const connectionTokens = inbound.connection
+      ?.toLowerCase()
+      .split(',')
+      .map((t) => t.trim());
     const out: OutgoingHttpHeaders = {};
     for (const name in inbound) {
       if (STRIPPED.has(name) || connectionTokens?.includes(name)) continue;
@@ -181,7 +192,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({ error: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request', message: 'Malformed HTTP request' });
+    const body = JSON.stringify({
+      error: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request',
+      message: 'Malformed HTTP request',
+    });
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
         `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,

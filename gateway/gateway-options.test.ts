@@ -1,7 +1,8 @@
 import Ajv from 'ajv';
-import { gatewayOptionsSchema } from './gateway-options';
-import { redisRateLimitStoreOptionsSchema } from '../adapters/redis/redis.rate-limit-store';
+
 import { inProcessRateLimitStoreOptionsSchema } from '../adapters/memory/in-process.rate-limit-store';
+import { redisRateLimitStoreOptionsSchema } from '../adapters/redis/redis.rate-limit-store';
+import { gatewayOptionsSchema } from './gateway-options';
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true });
 
@@ -9,7 +10,9 @@ describe('options schemas', () => {
   const validateGateway = ajv.compile(gatewayOptionsSchema);
 
   it('accepts a full gateway configuration and fills defaults', () => {
-    const config: Record<string, unknown> = { limits: { perIp: { limit: 600, windowSeconds: 60 }, perPrincipal: { limit: 1200, windowSeconds: 60 } } };
+    const config: Record<string, unknown> = {
+      limits: { perIp: { limit: 600, windowSeconds: 60 }, perPrincipal: { limit: 1200, windowSeconds: 60 } },
+    };
     expect(validateGateway(config)).toBe(true);
     expect(config.trustProxy).toBe(false);
     expect(config.tokenCacheSize).toBe(5000);

@@ -4,11 +4,11 @@ import {
   accessClaims,
   API_KEY,
   API_KEY_PRINCIPAL,
+  type GatewayFixture,
   INTERNAL_SECRET,
   ORG_ID,
   startGatewayFixture,
   USER_ID,
-  type GatewayFixture,
 } from './testing/gateway-fixture';
 
 let fx: GatewayFixture;
@@ -24,7 +24,15 @@ function backendIdentity(r: CallResult) {
 }
 
 const anonymous = { userId: null, organizationId: null, email: null, platformRole: null, orgRole: null, apiKeyId: null, apiKeyScopes: [] };
-const jwtIdentity = { userId: USER_ID, organizationId: ORG_ID, email: 'ada@example.com', platformRole: 'user', orgRole: 'admin', apiKeyId: null, apiKeyScopes: [] };
+const jwtIdentity = {
+  userId: USER_ID,
+  organizationId: ORG_ID,
+  email: 'ada@example.com',
+  platformRole: 'user',
+  orgRole: 'admin',
+  apiKeyId: null,
+  apiKeyScopes: [],
+};
 
 describe('open lane', () => {
   it.each([
@@ -42,7 +50,12 @@ describe('open lane', () => {
     ['GET', '/index.html'],
     ['OPTIONS', '/api/bots'],
   ])('%s %s is forwarded with a signed anonymous identity', async (method, path) => {
-    const r = await call(fx.port, { method, path, headers: { 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+    const r = await call(fx.port, {
+      method,
+      path,
+      headers: { 'content-type': 'application/json' },
+      body: method === 'POST' ? '{}' : undefined,
+    });
     expect(r.status).toBe(200);
     expect(r.json.url).toBe(path);
     expect(r.json.headers['x-gateway-signature']).toMatch(/^[0-9a-f]{64}$/);

@@ -1,6 +1,8 @@
 import path from 'node:path';
+
 // The v3 entry point: the package root also loads the provider Verifier, whose ESM-only deps jest cannot require.
 import { MatchersV3, PactV3 } from '@pact-foundation/pact/src/v3';
+
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { InProcessRateLimitStore } from '../adapters/memory/in-process.rate-limit-store';
 import { createGateway } from './create-gateway';

@@ -1,7 +1,7 @@
-import { call } from './testing/fake-upstream';
-import { accessClaims, API_KEY, startGatewayFixture, type GatewayFixture } from './testing/gateway-fixture';
-import { ipRateLimitKey } from './client-ip';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
+import { ipRateLimitKey } from './client-ip';
+import { call } from './testing/fake-upstream';
+import { accessClaims, API_KEY, type GatewayFixture, startGatewayFixture } from './testing/gateway-fixture';
 
 const fixtures: GatewayFixture[] = [];
 afterEach(async () => {
@@ -37,7 +37,8 @@ describe('per-IP limit', () => {
   it('limits before checking credentials, so keys cannot be guessed faster than the limit', async () => {
     const fx = await start({ limits: { perIp: { limit: 2, windowSeconds: 60 }, perPrincipal: { limit: 100, windowSeconds: 60 } } });
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await call(fx.port, { path: '/v1/x', headers: { authorization: `Bearer guess-${i}` } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await call(fx.port, { path: '/v1/x', headers: { authorization: `Bearer guess-${i}` } })).status);
     expect(statuses).toEqual([401, 401, 429, 429]);
   });
 
@@ -49,7 +50,10 @@ describe('per-IP limit', () => {
   });
 
   it('with trustProxy, keys by the first X-Forwarded-For hop and forwards it as x-client-ip', async () => {
-    const fx = await start({ trustProxy: true, limits: { perIp: { limit: 1, windowSeconds: 60 }, perPrincipal: { limit: 100, windowSeconds: 60 } } });
+    const fx = await start({
+      trustProxy: true,
+      limits: { perIp: { limit: 1, windowSeconds: 60 }, perPrincipal: { limit: 100, windowSeconds: 60 } },
+    });
     const a = await call(fx.port, { path: '/health', headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } });
     expect(a.status).toBe(200);
     expect(a.json.headers['x-client-ip']).toBe('203.0.113.7');

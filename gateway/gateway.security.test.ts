@@ -1,18 +1,19 @@
 import net from 'node:net';
-import { IDENTITY_HEADERS, verifyIdentity } from '../adapters/http/identity-signature';
+
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
+import { IDENTITY_HEADERS, verifyIdentity } from '../adapters/http/identity-signature';
 import { call } from './testing/fake-upstream';
 import {
   accessClaims,
   API_KEY,
   forgeToken,
+  type GatewayFixture,
   INTERNAL_SECRET,
   JWT_SECRET,
   ORG_ID,
   refreshClaims,
   startGatewayFixture,
   USER_ID,
-  type GatewayFixture,
 } from './testing/gateway-fixture';
 
 let fx: GatewayFixture;
@@ -25,18 +26,27 @@ describe('token attacks on the JWT and public lanes', () => {
   const cases: [string, () => string][] = [
     ['alg=none, unsigned', () => forgeToken({ alg: 'none', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, null)],
     ['alg=none with a signature', () => forgeToken({ alg: 'none', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, 'sha256')],
-    ['alg=HS512 with the right secret', () => forgeToken({ alg: 'HS512', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, 'sha512')],
+    [
+      'alg=HS512 with the right secret',
+      () => forgeToken({ alg: 'HS512', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, 'sha512'),
+    ],
     ['alg=RS256 header', () => forgeToken({ alg: 'RS256', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, 'sha256')],
     ['alg=hs256 (wrong case)', () => forgeToken({ alg: 'hs256', typ: 'JWT' }, accessClaims({}, fx.clock.ms), JWT_SECRET, 'sha256')],
-    ['a token signed with another key', () => new Hs256TokenSigner({ secret: 'another-secret-of-some-length!!', clock: fx.clock }).sign(accessClaims({}, fx.clock.ms))],
+    [
+      'a token signed with another key',
+      () => new Hs256TokenSigner({ secret: 'another-secret-of-some-length!!', clock: fx.clock }).sign(accessClaims({}, fx.clock.ms)),
+    ],
     ['an expired token', () => fx.signer.sign(accessClaims({ exp: Math.floor(fx.clock.ms / 1000) - 1 }, fx.clock.ms))],
     ['a token expiring this very second', () => fx.signer.sign(accessClaims({ exp: Math.floor(fx.clock.ms / 1000) }, fx.clock.ms))],
     ['a refresh token presented as access token', () => fx.signer.sign(refreshClaims(fx.clock.ms))],
-    ['a tampered payload', () => {
-      const [h, , s] = fx.accessToken.split('.');
-      const p = Buffer.from(JSON.stringify(accessClaims({ platformRole: 'superadmin' }, fx.clock.ms))).toString('base64url');
-      return `${h}.${p}.${s}`;
-    }],
+    [
+      'a tampered payload',
+      () => {
+        const [h, , s] = fx.accessToken.split('.');
+        const p = Buffer.from(JSON.stringify(accessClaims({ platformRole: 'superadmin' }, fx.clock.ms))).toString('base64url');
+        return `${h}.${p}.${s}`;
+      },
+    ],
   ];
 
   it.each(cases)('JWT lane refuses %s with 401 Authentication Failed', async (_label, make) => {
@@ -56,7 +66,10 @@ describe('token attacks on the JWT and public lanes', () => {
 
   it('never reaches the backend with a refused token', async () => {
     const before = fx.upstream.received.length;
-    await call(fx.port, { path: '/api/bots', headers: { authorization: `Bearer ${forgeToken({ alg: 'none' }, accessClaims(), '', null)}` } });
+    await call(fx.port, {
+      path: '/api/bots',
+      headers: { authorization: `Bearer ${forgeToken({ alg: 'none' }, accessClaims(), '', null)}` },
+    });
     expect(fx.upstream.received.length).toBe(before);
   });
 });
@@ -80,9 +93,17 @@ describe('spoofed identity headers', () => {
   const lanes: [string, { method?: string; path: string; headers?: Record<string, string> }, Record<string, string | null>][] = [
     ['open', { method: 'POST', path: '/api/auth/login' }, { userId: null, organizationId: null, apiKeyId: null }],
     ['public, anonymous', { path: '/api/public/agents/x' }, { userId: null, organizationId: null, apiKeyId: null }],
-    ['public, with token', { path: '/api/public/agents/x', headers: { authorization: 'TOKEN' } }, { userId: USER_ID, organizationId: ORG_ID, apiKeyId: null }],
+    [
+      'public, with token',
+      { path: '/api/public/agents/x', headers: { authorization: 'TOKEN' } },
+      { userId: USER_ID, organizationId: ORG_ID, apiKeyId: null },
+    ],
     ['JWT', { path: '/api/bots', headers: { authorization: 'TOKEN' } }, { userId: USER_ID, organizationId: ORG_ID, apiKeyId: null }],
-    ['JWT via cookie', { path: '/api/bots', headers: { cookie: 'access_token=RAW' } }, { userId: USER_ID, organizationId: ORG_ID, apiKeyId: null }],
+    [
+      'JWT via cookie',
+      { path: '/api/bots', headers: { cookie: 'access_token=RAW' } },
+      { userId: USER_ID, organizationId: ORG_ID, apiKeyId: null },
+    ],
     ['API key', { path: '/v1/contacts/export', headers: { authorization: `Bearer ${API_KEY}` } }, { userId: null, organizationId: ORG_ID }],
   ];
 
@@ -107,7 +128,10 @@ describe('spoofed identity headers', () => {
   });
 
   it('strips hop-by-hop headers and the headers named in Connection', async () => {
-    const r = await call(fx.port, { path: '/health', headers: { connection: 'close, x-secret-hop', 'x-secret-hop': '1', te: 'trailers', 'proxy-authorization': 'Basic x' } });
+    const r = await call(fx.port, {
+      path: '/health',
+      headers: { connection: 'close, x-secret-hop', 'x-secret-hop': '1', te: 'trailers', 'proxy-authorization': 'Basic x' },
+    });
     expect(r.json.headers['x-secret-hop']).toBeUndefined();
     expect(r.json.headers.te).toBeUndefined();
     expect(r.json.headers['proxy-authorization']).toBeUndefined();

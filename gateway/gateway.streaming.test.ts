@@ -1,11 +1,12 @@
+import { once } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { once } from 'node:events';
-import { call } from './testing/fake-upstream';
-import { startGatewayFixture, type GatewayFixture } from './testing/gateway-fixture';
-import { createGateway } from './create-gateway';
+
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { InProcessRateLimitStore } from '../adapters/memory/in-process.rate-limit-store';
+import { createGateway } from './create-gateway';
+import { call } from './testing/fake-upstream';
+import { type GatewayFixture, startGatewayFixture } from './testing/gateway-fixture';
 
 let fx: GatewayFixture;
 beforeAll(async () => {
@@ -138,7 +139,12 @@ describe('backend unreachable', () => {
       const r = await call(port, { path: '/health' });
       expect(r.status).toBe(502);
       expect(r.json).toEqual({ error: 'Bad Gateway', message: expect.any(String) });
-      const p = await call(port, { method: 'POST', path: '/api/auth/login', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+      const p = await call(port, {
+        method: 'POST',
+        path: '/api/auth/login',
+        body: '{"a":1}',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(p.status).toBe(502);
       expect(errors).toEqual(['upstream', 'upstream']);
     } finally {

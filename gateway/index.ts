@@ -1,4 +1,4 @@
-export { createGateway, type Gateway } from './create-gateway';
-export { gatewayOptionsSchema, type GatewayOptions, type GatewayLimits, type RateLimitRule } from './gateway-options';
-export type { Upstream } from './upstream-forwarder';
 export { IDENTITY_HEADERS } from '../adapters/http/identity-signature';
+export { createGateway, type Gateway } from './create-gateway';
+export { type GatewayLimits, type GatewayOptions, gatewayOptionsSchema, type RateLimitRule } from './gateway-options';
+export type { Upstream } from './upstream-forwarder';

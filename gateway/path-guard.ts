@@ -11,7 +11,7 @@ const MAX_DECODE_ROUNDS = 4;
 const PCT = /%([0-9a-fA-F]{2})/g;
 const PCT_U = /%u([0-9a-fA-F]{4})/gi;
 const SEPARATOR = /[/\\]/;
-// eslint-disable-next-line no-control-regex
+
 const CONTROL = /[\x00-\x1f\x7f]/;
 
 function decodeOnce(s: string): string {
@@ -62,5 +62,8 @@ export function checkPath(rawTarget: string): PathCheck {
 }
 
 function canonical(decoded: string): string {
-  return decoded.replace(/\\/g, '/').replace(/\/{2,}/g, '/').toLowerCase();
+  return decoded
+    .replace(/\\/g, '/')
+    .replace(/\/{2,}/g, '/')
+    .toLowerCase();
 }

@@ -1,7 +1,9 @@
-import Ajv from 'ajv';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import Ajv from 'ajv';
+
 import { DomainError } from '../../core/shared/errors';
 import { blobStoreConformance } from '../../test/conformance/blob-store.conformance';
 import { LocalFolderBlobStore, localFolderBlobStoreOptionsSchema } from './local-folder.blob-store';

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+
 import type { BlobObject, BlobStore } from '../../core/ports/blob-store';
 import { DomainError } from '../../core/shared/errors';
 

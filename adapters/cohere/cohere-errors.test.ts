@@ -1,4 +1,4 @@
-import { FakeCohere, cohereErrorBody } from '../../test/fakes/fake-cohere';
+import { cohereErrorBody, FakeCohere } from '../../test/fakes/fake-cohere';
 import { CohereChatModel } from './cohere.chat-model';
 import { CohereEmbedder } from './cohere.embedder';
 import { CohereReranker } from './cohere.reranker';
@@ -18,17 +18,30 @@ describe('Cohere error mapping', () => {
 
   it.each([
     ['402 billing limit', 402, 'Please add or update your payment method.', 'credit'],
-    ['429 trial key monthly cap', 429, 'You are using a Trial key, which is limited to 1000 API calls / month. You can continue to use the Trial key for free or upgrade to a Production key with higher rate limits.', 'credit'],
+    [
+      '429 trial key monthly cap',
+      429,
+      'You are using a Trial key, which is limited to 1000 API calls / month. You can continue to use the Trial key for free or upgrade to a Production key with higher rate limits.',
+      'credit',
+    ],
     ['400 too many tokens', 400, 'too many tokens: total number of tokens in the prompt cannot exceed 4081 - received 4588.', 'tokens'],
   ])('%s -> PROVIDER_LIMIT_REACHED with the user-facing message', async (_name, status, message, reason) => {
     fake.replyOnce({ status, json: cohereErrorBody(message) });
     const error = await new CohereChatModel(options()).complete(chatRequest).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'PROVIDER_LIMIT_REACHED', message: PROVIDER_LIMIT_MESSAGE, details: { provider: 'cohere', status, reason } });
+    expect(error).toMatchObject({
+      code: 'PROVIDER_LIMIT_REACHED',
+      message: PROVIDER_LIMIT_MESSAGE,
+      details: { provider: 'cohere', status, reason },
+    });
     expect(PROVIDER_LIMIT_MESSAGE).toBe('The assistant is temporarily unavailable. Please try again later.');
   });
 
   it('other 429 -> RATE_LIMITED with Retry-After', async () => {
-    fake.replyOnce({ status: 429, headers: { 'retry-after': '3' }, json: cohereErrorBody('You are past the per minute request limit, please wait and try again later.') });
+    fake.replyOnce({
+      status: 429,
+      headers: { 'retry-after': '3' },
+      json: cohereErrorBody('You are past the per minute request limit, please wait and try again later.'),
+    });
     await expect(new CohereEmbedder(options()).embed(['x'], { dimensions: 256, purpose: 'query' })).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       details: { provider: 'cohere', status: 429, retryAfterSeconds: 3 },

@@ -6,7 +6,8 @@ import { retryAfterSeconds, withCause } from '../shared/provider-errors';
 /** 429s that are a spent allowance rather than a burst: the trial key's monthly call cap, billing caps. */
 const ALLOWANCE_SPENT = /per month|\/\s*month|monthly|billing|payment|quota|credit/i;
 /** 400/422s about input size: "too many tokens: total number of tokens in the prompt cannot exceed...". */
-const TOKEN_LIMIT = /too many tokens|context length|context window|prompt is too long|exceeds? the (maximum|token limit)|max(imum)? tokens/i;
+const TOKEN_LIMIT =
+  /too many tokens|context length|context window|prompt is too long|exceeds? the (maximum|token limit)|max(imum)? tokens/i;
 
 /** What the SDK's CohereError carries, read structurally. */
 interface CohereErrorShape {
@@ -26,7 +27,6 @@ function retryAfter(e: CohereErrorShape): number | undefined {
   const headers = e.rawResponse?.headers;
   return retryAfterSeconds(typeof headers?.get === 'function' ? headers.get('retry-after') : null);
 }
-
 
 /**
  * The one place Cohere failures become domain errors: HTTP 402 (billing limit), a 429 for a spent allowance
@@ -49,11 +49,16 @@ export function mapCohereError(error: unknown): DomainError {
   }
   if (status === 429) {
     return withCause(
-      new DomainError('RATE_LIMITED', 'The model provider is rate limiting requests; try again shortly.', { ...details, retryAfterSeconds: retryAfter(e) }),
+      new DomainError('RATE_LIMITED', 'The model provider is rate limiting requests; try again shortly.', {
+        ...details,
+        retryAfterSeconds: retryAfter(e),
+      }),
       error,
     );
   }
-  const message = status ? `The model provider failed (HTTP ${status}).` : 'The model provider could not be reached or sent an unreadable response.';
+  const message = status
+    ? `The model provider failed (HTTP ${status}).`
+    : 'The model provider could not be reached or sent an unreadable response.';
   return withCause(new DomainError('UPSTREAM_FAILED', message, details), error);
 }
 

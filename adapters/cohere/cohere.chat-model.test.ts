@@ -46,15 +46,29 @@ describe('CohereChatModel against a fake Cohere API', () => {
   it('completes with the bare model name, limits, and billed usage', async () => {
     const completion = await model().complete(request({ maxTokens: 100, temperature: 0.3 }));
     expect(fake.last().path).toBe('/v2/chat');
-    expect(fake.last().json).toEqual({ model: 'command-r-plus', messages: request().messages, max_tokens: 100, temperature: 0.3, stream: false });
-    expect(completion).toEqual({ text: 'Refunds take fourteen days.', usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 }, finishReason: 'stop' });
+    expect(fake.last().json).toEqual({
+      model: 'command-r-plus',
+      messages: request().messages,
+      max_tokens: 100,
+      temperature: 0.3,
+      stream: false,
+    });
+    expect(completion).toEqual({
+      text: 'Refunds take fourteen days.',
+      usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 },
+      finishReason: 'stop',
+    });
   });
 
   it('streams content deltas and ends with the usage of message-end', async () => {
     const parts = await collect(model().stream(request()));
     expect(fake.last().json).toMatchObject({ model: 'command-r-plus', stream: true });
     expect(tokensOf(parts)).toEqual(['Refunds ', 'take ', 'fourteen ', 'days.']);
-    expect(doneOf(parts)).toEqual({ text: 'Refunds take fourteen days.', usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 }, finishReason: 'stop' });
+    expect(doneOf(parts)).toEqual({
+      text: 'Refunds take fourteen days.',
+      usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 },
+      finishReason: 'stop',
+    });
     expect(parts.filter((p) => p.type === 'done')).toHaveLength(1);
   });
 

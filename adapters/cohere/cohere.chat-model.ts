@@ -1,4 +1,5 @@
 import type { Cohere, CohereClientV2 } from 'cohere-ai';
+
 import type { ChatCompletion, ChatModel, ChatRequest, ChatStreamPart, TokenUsage } from '../../core/ports/chat-model';
 import { estimateTokens } from '../../core/shared/token-estimate';
 import { COHERE_PROVIDER, cohereClient, type CohereConnectionOptions, cohereModelName, cohereOptionsSchema } from './cohere-connection';
@@ -49,7 +50,9 @@ export class CohereChatModel implements ChatModel {
           }
         } else if (event.type === 'message-end') {
           if (event.delta?.error || event.delta?.finishReason === 'ERROR') {
-            throw Object.assign(new Error(event.delta?.error ?? 'Cohere stream finished with ERROR'), { body: { message: event.delta?.error } });
+            throw Object.assign(new Error(event.delta?.error ?? 'Cohere stream finished with ERROR'), {
+              body: { message: event.delta?.error },
+            });
           }
           usage = event.delta?.usage;
           finish = finishOf(event.delta?.finishReason);

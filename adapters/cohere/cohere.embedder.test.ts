@@ -1,4 +1,5 @@
 import { CohereClientV2 } from 'cohere-ai';
+
 import { FakeCohere } from '../../test/fakes/fake-cohere';
 import { CohereEmbedder, cohereEmbedderOptionsSchema } from './cohere.embedder';
 
@@ -57,6 +58,8 @@ describe('CohereEmbedder against a fake Cohere API', () => {
 
   it('exports a JSON schema for its options', () => {
     expect(cohereEmbedderOptionsSchema).toMatchObject({ type: 'object', required: ['apiKey'], additionalProperties: false });
-    expect(Object.keys(cohereEmbedderOptionsSchema.properties)).toEqual(expect.arrayContaining(['apiKey', 'baseURL', 'model', 'sendDimensions']));
+    expect(Object.keys(cohereEmbedderOptionsSchema.properties)).toEqual(
+      expect.arrayContaining(['apiKey', 'baseURL', 'model', 'sendDimensions']),
+    );
   });
 });

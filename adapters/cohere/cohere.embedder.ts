@@ -1,4 +1,5 @@
 import type { CohereClientV2 } from 'cohere-ai';
+
 import type { Embedder, EmbeddingResult } from '../../core/ports/embedder';
 import { DomainError } from '../../core/shared/errors';
 import { cohereClient, type CohereConnectionOptions, cohereModelId, cohereModelName, cohereOptionsSchema } from './cohere-connection';
@@ -59,11 +60,19 @@ export class CohereEmbedder implements Embedder {
         throw mapCohereError(error);
       }
       const floats = response?.embeddings?.float;
-      if (!Array.isArray(floats) || floats.length !== batch.length || floats.some((v) => !Array.isArray(v) || v.length !== options.dimensions)) {
-        throw new DomainError('UPSTREAM_FAILED', `The embedding provider returned vectors that do not match ${batch.length} x ${options.dimensions}.`, {
-          provider: 'cohere',
-          model: this.model,
-        });
+      if (
+        !Array.isArray(floats) ||
+        floats.length !== batch.length ||
+        floats.some((v) => !Array.isArray(v) || v.length !== options.dimensions)
+      ) {
+        throw new DomainError(
+          'UPSTREAM_FAILED',
+          `The embedding provider returned vectors that do not match ${batch.length} x ${options.dimensions}.`,
+          {
+            provider: 'cohere',
+            model: this.model,
+          },
+        );
       }
       for (const v of floats) vectors.push(normalize(v));
       tokens += response.meta?.billedUnits?.inputTokens ?? 0;

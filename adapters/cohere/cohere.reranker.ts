@@ -1,4 +1,5 @@
 import type { CohereClientV2 } from 'cohere-ai';
+
 import type { Reranker, RerankResult } from '../../core/ports/reranker';
 import { DomainError } from '../../core/shared/errors';
 import { cohereClient, type CohereConnectionOptions, cohereModelId, cohereModelName, cohereOptionsSchema } from './cohere-connection';
@@ -24,7 +25,11 @@ export class CohereReranker implements Reranker {
     this.model = cohereModelId(options.model ?? 'rerank-v3.5');
   }
 
-  async rerank(query: string, documents: string[], options?: { topN?: number }): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }> {
+  async rerank(
+    query: string,
+    documents: string[],
+    options?: { topN?: number },
+  ): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }> {
     if (documents.length === 0) return { results: [], usage: { searchUnits: 0 } };
     let response;
     try {
@@ -38,7 +43,9 @@ export class CohereReranker implements Reranker {
       throw mapCohereError(error);
     }
     if (!Array.isArray(response?.results) || response.results.some((r) => !(r.index >= 0 && r.index < documents.length))) {
-      throw new DomainError('UPSTREAM_FAILED', 'The rerank provider returned results that do not match the documents.', { provider: 'cohere' });
+      throw new DomainError('UPSTREAM_FAILED', 'The rerank provider returned results that do not match the documents.', {
+        provider: 'cohere',
+      });
     }
     const results = response.results
       .map((r) => ({ index: r.index, score: Math.min(1, Math.max(0, r.relevanceScore)) }))

@@ -45,9 +45,24 @@ export const configSchema = {
     TRUST_PROXY: { type: 'boolean', default: false },
     UPLOAD_MAX_BYTES: { type: 'integer', minimum: 1, default: 52428800 },
     PUBLIC_CHAT_PER_MINUTE: { type: 'integer', minimum: 1, default: 20, description: 'Public chat messages per anonymousId per minute' },
-    PUBLIC_CHAT_PER_IP_PER_MINUTE: { type: 'integer', minimum: 1, default: 120, description: 'Public chat messages per client IP per minute' },
-    PUBLIC_UPLOADS_PER_MINUTE: { type: 'integer', minimum: 1, default: 10, description: 'Public attachment uploads per anonymousId per minute' },
-    PUBLIC_UPLOADS_PER_IP_PER_MINUTE: { type: 'integer', minimum: 1, default: 60, description: 'Public attachment uploads per client IP per minute' },
+    PUBLIC_CHAT_PER_IP_PER_MINUTE: {
+      type: 'integer',
+      minimum: 1,
+      default: 120,
+      description: 'Public chat messages per client IP per minute',
+    },
+    PUBLIC_UPLOADS_PER_MINUTE: {
+      type: 'integer',
+      minimum: 1,
+      default: 10,
+      description: 'Public attachment uploads per anonymousId per minute',
+    },
+    PUBLIC_UPLOADS_PER_IP_PER_MINUTE: {
+      type: 'integer',
+      minimum: 1,
+      default: 60,
+      description: 'Public attachment uploads per client IP per minute',
+    },
     PUBLIC_ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, default: 10485760, description: 'Largest public chat attachment' },
     GOOGLE_CLIENT_ID: { type: 'string' },
     GOOGLE_CLIENT_SECRET: { type: 'string' },
@@ -62,7 +77,10 @@ export const configSchema = {
   },
   allOf: [
     { if: { properties: { BLOB_STORE: { const: 's3' } }, required: ['BLOB_STORE'] }, then: { required: ['S3_BUCKET'] } },
-    { if: { properties: { VECTOR_INDEX: { const: 'elasticsearch' } }, required: ['VECTOR_INDEX'] }, then: { required: ['ELASTICSEARCH_URL'] } },
+    {
+      if: { properties: { VECTOR_INDEX: { const: 'elasticsearch' } }, required: ['VECTOR_INDEX'] },
+      then: { required: ['ELASTICSEARCH_URL'] },
+    },
     { if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } },
   ],
 } as const;

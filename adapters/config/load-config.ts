@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import YAML from 'yaml';
+
 import { configSchema } from './config.schema';
 import type { PlatformConfig, Role } from './platform-config';
 
@@ -65,7 +67,9 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
     for (const err of validate.errors ?? []) {
       const key = err.instancePath.replace(/^\//, '') || (err.params as { missingProperty?: string }).missingProperty || 'config';
       if (err.keyword === 'if') continue;
-      problems.push(`${key}: ${err.message}${err.keyword === 'enum' ? ` (${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`);
+      problems.push(
+        `${key}: ${err.message}${err.keyword === 'enum' ? ` (${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`,
+      );
     }
   }
   const split = role !== 'start' && role !== 'migrate';
@@ -112,7 +116,8 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
             secretAccessKey: raw.S3_SECRET_ACCESS_KEY as string | undefined,
           }
         : { driver: 'local' },
-    vectorIndex: raw.VECTOR_INDEX === 'elasticsearch' ? { driver: 'elasticsearch', url: raw.ELASTICSEARCH_URL as string } : { driver: 'pgvector' },
+    vectorIndex:
+      raw.VECTOR_INDEX === 'elasticsearch' ? { driver: 'elasticsearch', url: raw.ELASTICSEARCH_URL as string } : { driver: 'pgvector' },
     providers: {
       openai: openaiKey ? { apiKey: openaiKey, baseURL: raw.OPENAI_BASE_URL as string | undefined } : undefined,
       cohere: cohereKey ? { apiKey: cohereKey, baseURL: raw.COHERE_BASE_URL as string | undefined } : undefined,

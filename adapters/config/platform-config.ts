@@ -16,7 +16,17 @@ export interface PlatformConfig {
   secrets: { jwt: string; internal: string; webhook: string };
   redisUrl?: string;
   rabbitmq?: { url: string; prefix: string };
-  blob: { driver: 'local' } | { driver: 's3'; bucket: string; region: string; endpoint?: string; forcePathStyle: boolean; accessKeyId?: string; secretAccessKey?: string };
+  blob:
+    | { driver: 'local' }
+    | {
+        driver: 's3';
+        bucket: string;
+        region: string;
+        endpoint?: string;
+        forcePathStyle: boolean;
+        accessKeyId?: string;
+        secretAccessKey?: string;
+      };
   vectorIndex: { driver: 'pgvector' } | { driver: 'elasticsearch'; url: string };
   providers: { openai?: { apiKey: string; baseURL?: string }; cohere?: { apiKey: string; baseURL?: string } };
   models: { defaultChatModel?: string; syncUrl?: string };
@@ -24,7 +34,13 @@ export interface PlatformConfig {
   plans: { seats: number; agents: number; knowledgeBases: number };
   uploads: { maxBytes: number };
   /** Anonymous public chat: rate limits per anonymousId and per IP (per minute) and the attachment size limit. */
-  publicChat: { chatPerMinute: number; chatPerIpPerMinute: number; uploadsPerMinute: number; uploadsPerIpPerMinute: number; attachmentMaxBytes: number };
+  publicChat: {
+    chatPerMinute: number;
+    chatPerIpPerMinute: number;
+    uploadsPerMinute: number;
+    uploadsPerIpPerMinute: number;
+    attachmentMaxBytes: number;
+  };
   google?: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userInfoUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];

@@ -1,10 +1,16 @@
 import { createHmac } from 'node:crypto';
-import { Hs256TokenSigner } from './hs256.token-signer';
+
 import type { AccessTokenClaims, RefreshTokenClaims } from '../../core/identity/token-claims';
+import { Hs256TokenSigner } from './hs256.token-signer';
 
 const SECRET = 'unit-test-secret-0123456789abcdefghij';
 const NOW = Date.UTC(2025, 0, 1, 12);
-const clock = { ms: NOW, now() { return new Date(this.ms); } };
+const clock = {
+  ms: NOW,
+  now() {
+    return new Date(this.ms);
+  },
+};
 const signer = new Hs256TokenSigner({ secret: SECRET, clock });
 const iat = Math.floor(NOW / 1000);
 
@@ -57,15 +63,21 @@ describe('Hs256TokenSigner', () => {
     ['a crit header', () => token({ alg: 'HS256', typ: 'JWT', crit: ['exp'] }, access)],
     ['typ JWE', () => token({ alg: 'HS256', typ: 'JWE' }, access)],
     ['another key', () => token({ alg: 'HS256', typ: 'JWT' }, access, 'sha256', 'other-secret')],
-    ['a tampered payload', () => {
-      const [h, , s] = signer.sign(access).split('.');
-      return `${h}.${b64({ ...access, platformRole: 'superadmin' })}.${s}`;
-    }],
+    [
+      'a tampered payload',
+      () => {
+        const [h, , s] = signer.sign(access).split('.');
+        return `${h}.${b64({ ...access, platformRole: 'superadmin' })}.${s}`;
+      },
+    ],
     ['a truncated signature', () => signer.sign(access).slice(0, -2)],
-    ['a non-canonical signature encoding', () => {
-      const t = signer.sign(access);
-      return `${t}=`;
-    }],
+    [
+      'a non-canonical signature encoding',
+      () => {
+        const t = signer.sign(access);
+        return `${t}=`;
+      },
+    ],
     ['two segments', () => signer.sign(access).split('.').slice(0, 2).join('.')],
     ['four segments', () => `${signer.sign(access)}.x`],
     ['an empty string', () => ''],

@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../../core/ports/clock';
-import type { TokenClaims, TokenSigner } from '../../core/identity/token-claims';
+
 import { isOrgRole, PLATFORM_ROLES } from '../../core/identity/roles';
+import type { TokenClaims, TokenSigner } from '../../core/identity/token-claims';
+import type { Clock } from '../../core/ports/clock';
 import { DomainError } from '../../core/shared/errors';
 
 export interface Hs256TokenSignerOptions {
@@ -40,7 +41,10 @@ function hasClaimShape(p: Record<string, unknown>): boolean {
       Array.isArray(p.organizations) &&
       p.organizations.every(
         (o: unknown) =>
-          o !== null && typeof o === 'object' && isString((o as Record<string, unknown>).id) && isOrgRole((o as Record<string, unknown>).role),
+          o !== null &&
+          typeof o === 'object' &&
+          isString((o as Record<string, unknown>).id) &&
+          isOrgRole((o as Record<string, unknown>).role),
       )
     );
   }

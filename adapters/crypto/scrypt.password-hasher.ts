@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+
 import type { PasswordHasher } from '../../core/identity/password-hasher';
 
 export interface ScryptParams {
@@ -10,7 +11,9 @@ export interface ScryptParams {
 
 const derive = (password: string, salt: Buffer, keylen: number, p: ScryptParams) =>
   new Promise<Buffer>((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, keylen, { N: p.N, r: p.r, p: p.p, maxmem: 256 * p.N * p.r }, (err, key) => (err ? reject(err) : resolve(key))),
+    scrypt(password.normalize('NFKC'), salt, keylen, { N: p.N, r: p.r, p: p.p, maxmem: 256 * p.N * p.r }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    ),
   );
 
 /** Memory-hard password hashing; the parameters travel inside the hash so they can be raised later. */

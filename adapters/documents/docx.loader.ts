@@ -3,10 +3,11 @@
  * the shared HTML-to-text writer. Images are listed with their alt text; their bytes are not read.
  * The title comes from the package properties (docProps/core.xml), else the first heading.
  */
-import mammoth from 'mammoth';
 import { load } from 'cheerio';
+import mammoth from 'mammoth';
+
 import type { LoadedImage } from '../../core/ports/document-loader';
-import { parseOrFail, type ExtractedContent, type FormatLoadContext } from './format-loader';
+import { type ExtractedContent, type FormatLoadContext, parseOrFail } from './format-loader';
 import { htmlToText } from './html-text';
 import { listZipEntries, readZipEntry } from './zip-archive';
 
@@ -28,13 +29,11 @@ export async function loadDocx(context: FormatLoadContext): Promise<ExtractedCon
   return {
     text,
     ...(title ? { title } : {}),
-    images: images.map(
-      (image): LoadedImage => ({
-        ref: image.src,
-        mimeType: imageTypes.get(image.src) ?? 'application/octet-stream',
-        ...(image.alt ? { description: image.alt } : {}),
-      }),
-    ),
+    images: images.map((image): LoadedImage => ({
+      ref: image.src,
+      mimeType: imageTypes.get(image.src) ?? 'application/octet-stream',
+      ...(image.alt ? { description: image.alt } : {}),
+    })),
     metadata: { conversionWarnings: result.messages.length },
   };
 }

@@ -1,6 +1,6 @@
 import { DomainError } from '../../core/shared/errors';
 import { describeBytes, detectFile } from './file-signature';
-import { SUPPORTED_EXTENSIONS, fileExtension } from './file-types';
+import { fileExtension, SUPPORTED_EXTENSIONS } from './file-types';
 import {
   makeDocx,
   makeGif,

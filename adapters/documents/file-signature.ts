@@ -4,16 +4,10 @@
  * directory for DOCX).
  */
 import { isUtf8 } from 'node:buffer';
-import { DomainError } from '../../core/shared/errors';
+
 import type { DocumentKind, LoadInput } from '../../core/ports/document-loader';
-import {
-  EXTENSION_FORMATS,
-  FORMATS,
-  GENERIC_MIME_TYPES,
-  fileExtension,
-  normalizeMimeType,
-  type FileFormat,
-} from './file-types';
+import { DomainError } from '../../core/shared/errors';
+import { EXTENSION_FORMATS, fileExtension, type FileFormat, FORMATS, GENERIC_MIME_TYPES, normalizeMimeType } from './file-types';
 import { isZip, listZipEntries } from './zip-archive';
 
 export interface DetectedFile {
@@ -130,10 +124,24 @@ const WORD_DOCUMENT_NAME = Buffer.from('WordDocument', 'utf16le');
 const QUICKTIME_BRANDS = new Set(['qt  ']);
 const AUDIO_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ']);
 const VIDEO_BRANDS = new Set(['avc1', 'M4V ', 'M4VH', 'M4VP', 'F4V ', 'f4v ', 'mmp4', '3gp4', '3gp5', '3gp6', '3g2a', 'XAVC']);
-const ISO_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso8', 'iso9', 'mp41', 'mp42', 'dash', 'msnv', 'MSNV', 'ndas']);
+const ISO_BRANDS = new Set([
+  'isom',
+  'iso2',
+  'iso3',
+  'iso4',
+  'iso5',
+  'iso6',
+  'iso8',
+  'iso9',
+  'mp41',
+  'mp42',
+  'dash',
+  'msnv',
+  'MSNV',
+  'ndas',
+]);
 
-const ascii = (bytes: Buffer, start: number, end: number): string =>
-  bytes.length >= end ? bytes.toString('latin1', start, end) : '';
+const ascii = (bytes: Buffer, start: number, end: number): string => (bytes.length >= end ? bytes.toString('latin1', start, end) : '');
 
 function startsWith(bytes: Buffer, signature: readonly number[], offset = 0): boolean {
   if (bytes.length < offset + signature.length) return false;

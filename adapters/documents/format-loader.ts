@@ -1,5 +1,5 @@
-import { DomainError, isDomainError } from '../../core/shared/errors';
 import type { LoadedImage } from '../../core/ports/document-loader';
+import { DomainError, isDomainError } from '../../core/shared/errors';
 import type { FileFormat } from './file-types';
 
 /** What a format loader receives once the file has passed `detectFile`. */

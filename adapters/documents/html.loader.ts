@@ -3,16 +3,34 @@
  * and consent banners), keeps the main content (`main`, a dominant `article`, else the densest block of
  * paragraphs) and renders it with headings and paragraphs on separate lines.
  */
-import { load, type CheerioAPI, type Cheerio } from 'cheerio';
+import { type Cheerio, type CheerioAPI, load } from 'cheerio';
 import type { Element } from 'domhandler';
-import { decodeUtf8, imageMimeType, type ExtractedContent, type FormatLoadContext } from './format-loader';
-import { htmlToText, type HtmlImage } from './html-text';
+
 import type { LoadedImage } from '../../core/ports/document-loader';
+import { decodeUtf8, type ExtractedContent, type FormatLoadContext, imageMimeType } from './format-loader';
+import { type HtmlImage, htmlToText } from './html-text';
 
 const CHROME = [
-  'script', 'style', 'noscript', 'template', 'svg', 'iframe', 'nav', 'aside', 'form', 'dialog', 'menu',
-  '[role=navigation]', '[role=banner]', '[role=contentinfo]', '[role=complementary]', '[role=search]',
-  '[role=dialog]', '[role=alertdialog]', '[aria-hidden=true]', '[hidden]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'iframe',
+  'nav',
+  'aside',
+  'form',
+  'dialog',
+  'menu',
+  '[role=navigation]',
+  '[role=banner]',
+  '[role=contentinfo]',
+  '[role=complementary]',
+  '[role=search]',
+  '[role=dialog]',
+  '[role=alertdialog]',
+  '[aria-hidden=true]',
+  '[hidden]',
 ].join(', ');
 /** id or class tokens of cookie notices, consent walls, promo banners and similar boilerplate. */
 const BOILERPLATE_TOKEN = /cookie|consent|gdpr|banner|popup|newsletter|advert|breadcrumb|skip-?link|social-?share/i;

@@ -63,11 +63,23 @@ export function markdownToText(source: string): MarkdownText {
       .replace(/^\s{0,3}(>\s?)+/, '') // blockquote markers
       .replace(/^(\s*)[*+](\s+)/, '$1-$2'); // bullets as "-"
     if (/^\s*\|.*\|\s*$/.test(text)) {
-      text = text.trim().replace(/^\||\|$/g, '').split(/(?<!\\)\|/).map((c) => c.trim()).join(' | ');
+      text = text
+        .trim()
+        .replace(/^\||\|$/g, '')
+        .split(/(?<!\\)\|/)
+        .map((c) => c.trim())
+        .join(' | ');
     }
     out.push(inline(text, images));
   }
-  return { text: out.join('\n').replace(/\n{3,}/g, '\n\n').trim(), ...(title ? { title: inline(title, []) } : {}), images };
+  return {
+    text: out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    ...(title ? { title: inline(title, []) } : {}),
+    images,
+  };
 }
 
 /** Inline syntax: images, links, code spans, emphasis, HTML tags, escapes. */

@@ -3,8 +3,9 @@
  * Transcriber provides it. Without one the document fails with NOT_CONFIGURED instead of being dropped.
  */
 import { imageSize } from 'image-size';
-import { DomainError, isDomainError } from '../../core/shared/errors';
+
 import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
+import { DomainError, isDomainError } from '../../core/shared/errors';
 import type { ExtractedContent, FormatLoadContext, FormatLoader } from './format-loader';
 
 export function imageLoader(describer: ImageDescriber | undefined): FormatLoader {
@@ -15,9 +16,7 @@ export function imageLoader(describer: ImageDescriber | undefined): FormatLoader
       });
     }
     const size = readImageSize(context);
-    const { caption, text } = await upstream('Image description', () =>
-      describer.describe(context.bytes, { mimeType: context.mimeType }),
-    );
+    const { caption, text } = await upstream('Image description', () => describer.describe(context.bytes, { mimeType: context.mimeType }));
     const description = caption.trim();
     return {
       text: [description, text.trim()].filter(Boolean).join('\n\n'),

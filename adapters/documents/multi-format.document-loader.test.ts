@@ -1,8 +1,7 @@
-import { DomainError } from '../../core/shared/errors';
 import { chunkText, normalizeWhitespace } from '../../core/knowledge/chunker';
-import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
 import type { DocumentLoader } from '../../core/ports/document-loader';
-import { MultiFormatDocumentLoader } from './multi-format.document-loader';
+import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
+import { DomainError } from '../../core/shared/errors';
 import {
   makeDocx,
   makeGif,
@@ -18,6 +17,7 @@ import {
   makeWebp,
   makeWordDoc,
 } from './fixtures/builders';
+import { MultiFormatDocumentLoader } from './multi-format.document-loader';
 
 async function failure(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
@@ -41,7 +41,12 @@ class FakeDescriber implements ImageDescriber {
 class FakeTranscriber implements Transcriber {
   readonly model = 'fake/whisper-1';
   readonly calls: { size: number; mimeType: string; filename: string }[] = [];
-  constructor(private readonly reply: { text: string; durationSeconds?: number } | Error = { text: 'Welcome to the weekly call.', durationSeconds: 3.5 }) {}
+  constructor(
+    private readonly reply: { text: string; durationSeconds?: number } | Error = {
+      text: 'Welcome to the weekly call.',
+      durationSeconds: 3.5,
+    },
+  ) {}
   async transcribe(audio: Buffer, options: { mimeType: string; filename: string }) {
     this.calls.push({ size: audio.length, ...options });
     if (this.reply instanceof Error) throw this.reply;

@@ -4,20 +4,20 @@
  * returns whitespace-normalised text (the same normalisation the chunker applies, so chunk offsets refer
  * to this text).
  */
-import { DomainError } from '../../core/shared/errors';
 import { normalizeWhitespace } from '../../core/knowledge/chunker';
-import type { DocumentKind, DocumentLoader, LoadInput, LoadedDocument } from '../../core/ports/document-loader';
+import type { DocumentKind, DocumentLoader, LoadedDocument, LoadInput } from '../../core/ports/document-loader';
 import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
+import { DomainError } from '../../core/shared/errors';
+import { loadCsv } from './csv.loader';
+import { loadDoc } from './doc.loader';
+import { loadDocx } from './docx.loader';
 import { detectFile } from './file-signature';
 import type { FileFormat } from './file-types';
 import type { FormatLoader } from './format-loader';
-import { loadPdf } from './pdf.loader';
-import { loadDocx } from './docx.loader';
-import { loadDoc } from './doc.loader';
-import { loadMarkdown, loadPlainText } from './text.loader';
-import { loadCsv } from './csv.loader';
 import { loadHtml } from './html.loader';
 import { imageLoader, mediaLoader } from './media.loader';
+import { loadPdf } from './pdf.loader';
+import { loadMarkdown, loadPlainText } from './text.loader';
 
 export interface MultiFormatDocumentLoaderOptions {
   /** Vision model for captions and OCR of uploaded images; without it images fail with NOT_CONFIGURED. */

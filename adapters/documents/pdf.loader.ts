@@ -3,8 +3,9 @@
  * empty; the document loader turns that into a "No extractable text" error.
  */
 import type PdfParse from 'pdf-parse';
+
 import { DomainError } from '../../core/shared/errors';
-import { parseOrFail, type ExtractedContent, type FormatLoadContext } from './format-loader';
+import { type ExtractedContent, type FormatLoadContext, parseOrFail } from './format-loader';
 
 interface TextItem {
   str: string;

@@ -1,7 +1,7 @@
 import { DomainError } from '../../core/shared/errors';
-import { MultiFormatDocumentLoader } from './multi-format.document-loader';
-import { markdownToText } from './markdown-text';
 import { detectDelimiter, parseCsv } from './csv.loader';
+import { markdownToText } from './markdown-text';
+import { MultiFormatDocumentLoader } from './multi-format.document-loader';
 
 const loader = new MultiFormatDocumentLoader();
 const load = (filename: string, content: string | Buffer) =>
@@ -18,7 +18,10 @@ async function failure(promise: Promise<unknown>): Promise<DomainError> {
 
 describe('plain text', () => {
   it('strips the BOM and normalises line endings and spaces', async () => {
-    const doc = await load('notes.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Line  one\r\n\r\n\r\nLine\ttwo — ünïcode 世界\r\n')]));
+    const doc = await load(
+      'notes.txt',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Line  one\r\n\r\n\r\nLine\ttwo — ünïcode 世界\r\n')]),
+    );
     expect(doc).toMatchObject({ text: 'Line one\n\nLine two — ünïcode 世界', mimeType: 'text/plain', images: [] });
     expect(doc.metadata).toMatchObject({ format: 'txt', extension: 'txt', sizeBytes: expect.any(Number) });
   });

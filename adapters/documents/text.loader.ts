@@ -1,4 +1,4 @@
-import { decodeUtf8, imageMimeType, type ExtractedContent, type FormatLoadContext } from './format-loader';
+import { decodeUtf8, type ExtractedContent, type FormatLoadContext, imageMimeType } from './format-loader';
 import { markdownToText } from './markdown-text';
 
 /** Plain text: UTF-8 without its byte-order mark, as written. */

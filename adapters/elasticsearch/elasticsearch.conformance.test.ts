@@ -5,6 +5,7 @@
  * What always runs here is the contract tests beside it.
  */
 import { Client } from '@elastic/elasticsearch';
+
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
 import { ElasticsearchVectorIndex } from './elasticsearch.vector-index';
 

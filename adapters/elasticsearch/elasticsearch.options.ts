@@ -1,5 +1,6 @@
-import Ajv from 'ajv';
 import type { Client } from '@elastic/elasticsearch';
+import Ajv from 'ajv';
+
 import { DomainError } from '../../core/shared/errors';
 
 export interface ElasticsearchVectorIndexOptions {

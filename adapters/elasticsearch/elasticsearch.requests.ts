@@ -3,6 +3,7 @@
  * in this folder and the recorded pairs under test/contracts/elasticsearch/).
  */
 import type { estypes } from '@elastic/elasticsearch';
+
 import type { VectorChunk } from '../../core/ports/vector-index';
 
 /** Largest `dims` of an indexed dense_vector. */
@@ -144,7 +145,9 @@ export const MAX_QUERY_TERMS = 64;
 
 /** Lucene's English stop words (the `english` analyzer drops them, as Postgres' `english` configuration does). */
 const ENGLISH_STOP_WORDS = new Set(
-  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
+  'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(
+    ' ',
+  ),
 );
 
 /**

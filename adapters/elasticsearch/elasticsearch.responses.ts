@@ -3,6 +3,7 @@
  * errors and client errors to DomainError UPSTREAM_FAILED.
  */
 import { errors } from '@elastic/elasticsearch';
+
 import type { EmbeddingType, StoredChunk } from '../../core/ports/vector-index';
 import { DomainError } from '../../core/shared/errors';
 
@@ -91,7 +92,9 @@ export interface BulkItemResult {
 
 /** Throws when any item of a bulk response failed (listing every failed chunk id). */
 export function checkBulk(response: { errors: boolean; items: Partial<Record<string, BulkItemResult>>[] }): number {
-  const failed = response.items.map((item) => Object.values(item)[0]).filter((r): r is BulkItemResult => !!r && (!!r.error || r.status >= 300));
+  const failed = response.items
+    .map((item) => Object.values(item)[0])
+    .filter((r): r is BulkItemResult => !!r && (!!r.error || r.status >= 300));
   if (response.errors || failed.length > 0) {
     const first = failed[0];
     const reason = first?.error

@@ -26,9 +26,16 @@ const QUERY: HybridSearchQuery = {
 };
 
 const scores = (list: Candidate[]) => list.map((c) => [c.chunk.id, c.vectorScore, c.textScore]);
-const indexFor = (client: ReturnType<typeof fakeElasticsearch>['client']) => new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client });
+const indexFor = (client: ReturnType<typeof fakeElasticsearch>['client']) =>
+  new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client });
 const msearchOk = (...responses: unknown[]): ScriptedResponse => ({ status: 200, body: { took: 2, responses } });
-const hits = (...h: unknown[]) => ({ took: 1, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { hits: h }, status: 200 });
+const hits = (...h: unknown[]) => ({
+  took: 1,
+  timed_out: false,
+  _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+  hits: { hits: h },
+  status: 200,
+});
 
 describe('score mapping', () => {
   it('kNN cosine _score (1 + cos) / 2 becomes cos clamped at 0', () => {
@@ -55,7 +62,14 @@ describe('score mapping', () => {
   });
 
   it('query terms: lower-cased distinct words without English stop words (what the english analyzer keeps)', () => {
-    expect(queryTerms("What is the Refund policy? The refund's window, in days: 30")).toEqual(['what', 'refund', 'policy', 'window', 'days', '30']);
+    expect(queryTerms("What is the Refund policy? The refund's window, in days: 30")).toEqual([
+      'what',
+      'refund',
+      'policy',
+      'window',
+      'days',
+      '30',
+    ]);
     expect(queryTerms('the of and ...')).toEqual([]);
     expect(queryTerms(Array.from({ length: 100 }, (_, i) => `w${i}`).join(' '))).toHaveLength(64);
   });
@@ -132,7 +146,10 @@ describe('ElasticsearchVectorIndex search', () => {
     const fake = fakeElasticsearch([msearchOk(hits(), hits())]);
     const index = indexFor(fake.client);
     await index.search({ ...QUERY, embedding: [0, 0, 0, 0] });
-    expect((fake.requests[0].body as { index: string }[]).filter((_, i) => i % 2 === 0).map((h) => h.index)).toEqual(['acme-chunks-d*', 'acme-chunks-d*']);
+    expect((fake.requests[0].body as { index: string }[]).filter((_, i) => i % 2 === 0).map((h) => h.index)).toEqual([
+      'acme-chunks-d*',
+      'acme-chunks-d*',
+    ]);
     await expect(index.search({ ...QUERY, knowledgeBaseIds: [] })).resolves.toEqual({ vector: [], text: [] });
     await expect(index.search({ ...QUERY, embedding: null, text: null })).resolves.toEqual({ vector: [], text: [] });
     await expect(index.search({ ...QUERY, candidatesPerKnowledgeBase: 0 })).resolves.toEqual({ vector: [], text: [] });
@@ -148,7 +165,10 @@ describe('ElasticsearchVectorIndex search', () => {
   });
 
   it('a missing index is an empty list; another per-search error is UPSTREAM_FAILED with its reason', async () => {
-    const notFound = { error: { root_cause: [], type: 'index_not_found_exception', reason: 'no such index [acme-chunks-d4]' }, status: 404 };
+    const notFound = {
+      error: { root_cause: [], type: 'index_not_found_exception', reason: 'no such index [acme-chunks-d4]' },
+      status: 404,
+    };
     const fake = fakeElasticsearch([
       msearchOk(notFound, hits()),
       msearchOk(hits(), { error: { type: 'search_phase_execution_exception', reason: 'all shards failed' }, status: 400 }),
@@ -164,7 +184,9 @@ describe('ElasticsearchVectorIndex search', () => {
 
   it('a failed msearch is UPSTREAM_FAILED with the Elasticsearch reason', async () => {
     const reason = '[knn] queries cannot be provided directly, use the [knn] body parameter instead';
-    const fake = fakeElasticsearch([{ status: 400, body: { error: { root_cause: [], type: 'x_content_parse_exception', reason }, status: 400 } }]);
+    const fake = fakeElasticsearch([
+      { status: 400, body: { error: { root_cause: [], type: 'x_content_parse_exception', reason }, status: 400 } },
+    ]);
     await expect(indexFor(fake.client).search(QUERY)).rejects.toMatchObject({
       code: 'UPSTREAM_FAILED',
       message: `Elasticsearch search failed: x_content_parse_exception: ${reason}`,
@@ -210,7 +232,21 @@ describe('organization isolation', () => {
   });
 
   it('drops a hit of another organization even if Elasticsearch returned one', async () => {
-    const foreign = { _index: 'acme-chunks-d4', _id: 'x', _score: 0.99, _source: { organization_id: 'org-b', knowledge_base_id: 'kb-1', document_id: 'd', chunk_index: 0, content: 'secret', embedding_type: 'text', importance: 0.5, metadata: {} } };
+    const foreign = {
+      _index: 'acme-chunks-d4',
+      _id: 'x',
+      _score: 0.99,
+      _source: {
+        organization_id: 'org-b',
+        knowledge_base_id: 'kb-1',
+        document_id: 'd',
+        chunk_index: 0,
+        content: 'secret',
+        embedding_type: 'text',
+        importance: 0.5,
+        metadata: {},
+      },
+    };
     const fake = fakeElasticsearch([msearchOk(hits(foreign))]);
     const result = await indexFor(fake.client).search({ ...QUERY, knowledgeBaseIds: ['kb-1'], text: null });
     expect(result).toEqual({ vector: [], text: [] });

@@ -4,6 +4,7 @@
  * pins the exact requests (method, path, query string, JSON/NDJSON body) and replays recorded responses.
  */
 import Ajv from 'ajv';
+
 import { chunkId } from '../../core/knowledge/chunk-id';
 import type { VectorChunk } from '../../core/ports/vector-index';
 import { DomainError } from '../../core/shared/errors';
@@ -19,10 +20,17 @@ const chunk = (i: number, over: Partial<VectorChunk> = {}): VectorChunk => ({
   documentId: 'doc-1',
   chunkIndex: i,
   content: ['Refund requests are accepted within 30 days of purchase.', 'Shipping is free for orders over 50 euros.'][i] ?? `chunk ${i}`,
-  embedding: [[0.5, 0.5, 0.5, 0.5], [0.6, 0.8, 0, 0]][i] ?? [1, 0, 0, 0],
+  embedding: [
+    [0.5, 0.5, 0.5, 0.5],
+    [0.6, 0.8, 0, 0],
+  ][i] ?? [1, 0, 0, 0],
   embeddingType: 'text',
   importance: [0.5, 0.7][i] ?? 0.5,
-  metadata: [{ title: 'Refund policy', start: 0 }, { title: 'Refund policy', start: 49 }][i] ?? {},
+  metadata:
+    [
+      { title: 'Refund policy', start: 0 },
+      { title: 'Refund policy', start: 49 },
+    ][i] ?? {},
   ...over,
 });
 const DOC = { organizationId: 'org-a', knowledgeBaseId: 'kb-1', documentId: 'doc-1' };
@@ -30,7 +38,11 @@ const DOC = { organizationId: 'org-a', knowledgeBaseId: 'kb-1', documentId: 'doc
 const created: ScriptedResponse = { status: 200, body: { acknowledged: true, shards_acknowledged: true, index: 'acme-chunks-d4' } };
 const bulkOk = (ids: string[]): ScriptedResponse => ({
   status: 200,
-  body: { errors: false, took: 5, items: ids.map((_id) => ({ index: { _index: 'acme-chunks-d4', _id, _version: 1, result: 'created', status: 201 } })) },
+  body: {
+    errors: false,
+    took: 5,
+    items: ids.map((_id) => ({ index: { _index: 'acme-chunks-d4', _id, _version: 1, result: 'created', status: 201 } })),
+  },
 });
 const esError = (status: number, type: string, reason: string): ScriptedResponse => ({
   status,
@@ -168,7 +180,10 @@ describe('ElasticsearchVectorIndex writes', () => {
     expect(e.message).toContain('1 of 2 chunks failed');
     expect(e.message).toContain(chunk(1).id);
     expect(e.message).toContain('es_rejected_execution_exception: rejected execution of coordinating operation');
-    expect(e.details).toMatchObject({ operation: 'bulk', failed: [{ id: chunk(1).id, status: 429, type: 'es_rejected_execution_exception' }] });
+    expect(e.details).toMatchObject({
+      operation: 'bulk',
+      failed: [{ id: chunk(1).id, status: 429, type: 'es_rejected_execution_exception' }],
+    });
     expect(fake.requests).toEqual(fake.expected); // create + bulk only
     expect(fake.pending()).toBe(0);
   });
@@ -243,14 +258,20 @@ describe('ElasticsearchVectorIndex deletes and counts', () => {
             {
               index: 'acme-chunks-d4',
               id: chunkId('doc-1', 3),
-              cause: { type: 'cluster_block_exception', reason: 'index [acme-chunks-d4] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];' },
+              cause: {
+                type: 'cluster_block_exception',
+                reason:
+                  'index [acme-chunks-d4] blocked by: [TOO_MANY_REQUESTS/12/disk usage exceeded flood-stage watermark, index has read-only-allow-delete block];',
+              },
               status: 429,
             },
           ],
         },
       },
     ]);
-    const e = await rejection(new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client: fake.client }).deleteByDocument('org-a', 'doc-1'));
+    const e = await rejection(
+      new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client: fake.client }).deleteByDocument('org-a', 'doc-1'),
+    );
     expect(e.code).toBe('UPSTREAM_FAILED');
     expect(e.message).toContain('cluster_block_exception: index [acme-chunks-d4] blocked by');
   });
@@ -259,7 +280,9 @@ describe('ElasticsearchVectorIndex deletes and counts', () => {
     const fake = fakeElasticsearch(() => {
       throw new Error('connect ECONNREFUSED 127.0.0.1:9200');
     });
-    const e = await rejection(new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client: fake.client }).countByDocument('org-a', 'doc-1'));
+    const e = await rejection(
+      new ElasticsearchVectorIndex({ node: NODE, indexPrefix: 'acme', client: fake.client }).countByDocument('org-a', 'doc-1'),
+    );
     expect(e.code).toBe('UPSTREAM_FAILED');
     expect(e.message).toMatch(/^Elasticsearch count failed: .*ECONNREFUSED/);
   });

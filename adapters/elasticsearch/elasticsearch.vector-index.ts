@@ -16,9 +16,14 @@
  * Not tested against a live cluster here (Elasticsearch cannot run on the development machines): the
  * requests and the parsing are pinned by contract tests; docker-compose runs the real thing. */
 import { Client, type estypes } from '@elastic/elasticsearch';
+
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { DomainError } from '../../core/shared/errors';
-import { DEFAULT_INDEX_PREFIX, type ElasticsearchVectorIndexOptions, validateElasticsearchVectorIndexOptions } from './elasticsearch.options';
+import {
+  DEFAULT_INDEX_PREFIX,
+  type ElasticsearchVectorIndexOptions,
+  validateElasticsearchVectorIndexOptions,
+} from './elasticsearch.options';
 import {
   allIndicesPattern,
   bm25OfIdsBody,
@@ -50,7 +55,7 @@ import {
   vectorScoreFromScript,
 } from './elasticsearch.responses';
 
-export { elasticsearchVectorIndexOptionsSchema, type ElasticsearchVectorIndexOptions } from './elasticsearch.options';
+export { type ElasticsearchVectorIndexOptions, elasticsearchVectorIndexOptionsSchema } from './elasticsearch.options';
 
 /** A bulk request stays under these (Elasticsearch refuses bodies over http.max_content_length, 100 MB). */
 export const MAX_BULK_BYTES = 8 * 1024 * 1024;
@@ -91,7 +96,10 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     requireId('documentId', ref.documentId);
     for (const c of chunks) {
       if (c.organizationId !== ref.organizationId || c.knowledgeBaseId !== ref.knowledgeBaseId || c.documentId !== ref.documentId) {
-        throw new DomainError('VALIDATION', `chunk ${c.id} does not belong to document ${ref.documentId} of knowledge base ${ref.knowledgeBaseId}`);
+        throw new DomainError(
+          'VALIDATION',
+          `chunk ${c.id} does not belong to document ${ref.documentId} of knowledge base ${ref.knowledgeBaseId}`,
+        );
       }
     }
     // Write first, then drop what is not in the new set: a crash in between leaves extra chunks, never
@@ -167,8 +175,14 @@ export class ElasticsearchVectorIndex implements VectorIndex {
     for (const t of textFound) t.vectorScore = inVector.get(t.chunk.id)?.vectorScore ?? null;
     for (const v of vectorFound) v.textScore = inText.get(v.chunk.id)?.textScore ?? null;
     // One search returns at most 10000 hits (index.max_result_window); beyond that a score stays unknown.
-    const needCosine = textFound.filter((t) => t.vectorScore === null).map((t) => t.chunk.id).slice(0, MAX_RESULT_WINDOW);
-    const needText = vectorFound.filter((v) => v.textScore === null).map((v) => v.chunk.id).slice(0, MAX_RESULT_WINDOW);
+    const needCosine = textFound
+      .filter((t) => t.vectorScore === null)
+      .map((t) => t.chunk.id)
+      .slice(0, MAX_RESULT_WINDOW);
+    const needText = vectorFound
+      .filter((v) => v.textScore === null)
+      .map((v) => v.chunk.id)
+      .slice(0, MAX_RESULT_WINDOW);
     if (needCosine.length === 0 && needText.length === 0) return;
 
     const searches: SearchEntry[] = [];
@@ -295,7 +309,12 @@ export class ElasticsearchVectorIndex implements VectorIndex {
 }
 
 /** Hits to candidates of the organization, one per chunk id (its best score), best first. */
-function best(hits: RawHit[], org: string, score: (h: RawHit) => Pick<Candidate, 'vectorScore' | 'textScore'>, key: 'vectorScore' | 'textScore'): Found[] {
+function best(
+  hits: RawHit[],
+  org: string,
+  score: (h: RawHit) => Pick<Candidate, 'vectorScore' | 'textScore'>,
+  key: 'vectorScore' | 'textScore',
+): Found[] {
   const byId = new Map<string, Found>();
   for (const h of hits) {
     const chunk = storedChunkOf(h, org);
@@ -304,7 +323,9 @@ function best(hits: RawHit[], org: string, score: (h: RawHit) => Pick<Candidate,
     const prev = byId.get(chunk.id);
     if (!prev || (found[key] ?? 0) > (prev[key] ?? 0)) byId.set(chunk.id, found);
   }
-  return [...byId.values()].sort((a, b) => (b[key] ?? 0) - (a[key] ?? 0) || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
+  return [...byId.values()].sort(
+    (a, b) => (b[key] ?? 0) - (a[key] ?? 0) || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0),
+  );
 }
 
 const toCandidate = (f: Found): Candidate => ({ chunk: f.chunk as StoredChunk, vectorScore: f.vectorScore, textScore: f.textScore });

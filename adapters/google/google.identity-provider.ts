@@ -34,7 +34,15 @@ export class GoogleIdentityProvider implements OAuthIdentityProvider {
     return url.toString();
   }
 
-  async exchangeCode({ code, codeVerifier, redirectUri }: { code: string; codeVerifier: string; redirectUri: string }): Promise<ExternalProfile> {
+  async exchangeCode({
+    code,
+    codeVerifier,
+    redirectUri,
+  }: {
+    code: string;
+    codeVerifier: string;
+    redirectUri: string;
+  }): Promise<ExternalProfile> {
     const tokenRes = await this.fetch(this.options.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -51,10 +59,18 @@ export class GoogleIdentityProvider implements OAuthIdentityProvider {
     if (!tokenRes.ok) throw new DomainError('AUTHENTICATION_FAILED', `Google refused the sign-in code (${tokenRes.status})`);
     const tokens = (await tokenRes.json()) as { access_token?: string };
     if (!tokens.access_token) throw new DomainError('AUTHENTICATION_FAILED', 'Google returned no access token');
-    const infoRes = await this.fetch(this.options.userInfoUrl, { headers: { authorization: `Bearer ${tokens.access_token}` }, signal: AbortSignal.timeout(10_000) });
+    const infoRes = await this.fetch(this.options.userInfoUrl, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     if (!infoRes.ok) throw new DomainError('UPSTREAM_FAILED', `Google user info failed (${infoRes.status})`);
     const info = (await infoRes.json()) as { sub?: string; email?: string; email_verified?: boolean | string; name?: string };
     if (!info.sub || !info.email) throw new DomainError('AUTHENTICATION_FAILED', 'Google returned no subject or email');
-    return { subject: info.sub, email: info.email, emailVerified: info.email_verified === true || info.email_verified === 'true', name: info.name ?? null };
+    return {
+      subject: info.sub,
+      email: info.email,
+      emailVerified: info.email_verified === true || info.email_verified === 'true',
+      name: info.name ?? null,
+    };
   }
 }

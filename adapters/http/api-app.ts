@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+
 import type { Operation } from '../../contracts/operation';
 import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
@@ -45,7 +46,7 @@ export function createApiApp(options: ApiAppOptions) {
   app.use(express.json({ limit: options.jsonLimit ?? '25mb', type: ['application/json', 'application/*+json'] }));
   app.use(
     mountOperations(options.operations, options.handlers, {
-      identityOf: (req) => (req.res?.locals.identity as ForwardedIdentity),
+      identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
       resolveActor: options.resolveActor,
     }),
   );

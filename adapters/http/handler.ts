@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+
 import type { Actor, ApiKeyActor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { anonymousIdentity, IDENTITY_HEADERS, signIdentity, verifyIdentity } from './identity-signature';
+
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
+import { anonymousIdentity, IDENTITY_HEADERS, signIdentity, verifyIdentity } from './identity-signature';
 
 const SECRET = 'internal-secret';
 const NOW = 1_750_000_000_000;
@@ -14,7 +15,12 @@ const identity: ForwardedIdentity = {
   apiKeyScopes: [],
   clientIp: '203.0.113.7',
 };
-const keyIdentity: ForwardedIdentity = { ...anonymousIdentity('10.0.0.1'), organizationId: 'o-1', apiKeyId: 'k-1', apiKeyScopes: ['agents:write', 'contacts:read'] };
+const keyIdentity: ForwardedIdentity = {
+  ...anonymousIdentity('10.0.0.1'),
+  organizationId: 'o-1',
+  apiKeyId: 'k-1',
+  apiKeyScopes: ['agents:write', 'contacts:read'],
+};
 
 const asIncoming = (h: Record<string, string>): IncomingHttpHeaders => ({ ...h, host: 'backend', 'content-type': 'application/json' });
 
@@ -89,9 +95,19 @@ describe('identity signature', () => {
     expect(verifyIdentity(SECRET, asIncoming(unsigned), 'GET', '/api/bots', NOW)).toBeNull();
     expect(verifyIdentity(SECRET, asIncoming({ 'user-id': 'u-1' }), 'GET', '/api/bots', NOW)).toBeNull();
     expect(verifyIdentity('other-secret', asIncoming(signed), 'GET', '/api/bots', NOW)).toBeNull();
-    expect(verifyIdentity(SECRET, asIncoming({ ...signed, 'x-gateway-signature': signed['x-gateway-signature']!.toUpperCase() }), 'GET', '/api/bots', NOW)).toBeNull();
+    expect(
+      verifyIdentity(
+        SECRET,
+        asIncoming({ ...signed, 'x-gateway-signature': signed['x-gateway-signature']!.toUpperCase() }),
+        'GET',
+        '/api/bots',
+        NOW,
+      ),
+    ).toBeNull();
     expect(verifyIdentity(SECRET, asIncoming({ ...signed, 'x-gateway-timestamp': 'abc' }), 'GET', '/api/bots', NOW)).toBeNull();
-    expect(verifyIdentity(SECRET, { ...asIncoming(signed), 'user-id': ['a', 'b'] } as IncomingHttpHeaders, 'GET', '/api/bots', NOW)).toBeNull();
+    expect(
+      verifyIdentity(SECRET, { ...asIncoming(signed), 'user-id': ['a', 'b'] } as IncomingHttpHeaders, 'GET', '/api/bots', NOW),
+    ).toBeNull();
   });
 
   it('refuses a signed role outside the known values', () => {

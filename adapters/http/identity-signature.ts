@@ -1,7 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ForwardedIdentity } from '../../core/identity/token-claims';
+
 import { isOrgRole, PLATFORM_ROLES, type PlatformRole } from '../../core/identity/roles';
+import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { DomainError } from '../../core/shared/errors';
 
 /**
@@ -82,7 +83,14 @@ export function signIdentity(
   }
   const timestamp = String(Math.floor(nowMs));
   const [userId, organizationId, email, platformRole, orgRole, apiKeyId, apiKeyScopes, clientIp] = values as [
-    string, string, string, string, string, string, string, string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
   ];
   return {
     [IdentityHeader.userId]: userId,
@@ -139,7 +147,14 @@ export function verifyIdentity(
   const expected = Buffer.from(mac(secret, canonical(timestamp, method, url, values)), 'latin1');
   if (!timingSafeEqual(expected, Buffer.from(signature, 'latin1'))) return null;
   const [userId, organizationId, email, platformRole, orgRole, apiKeyId, apiKeyScopes, clientIp] = values as [
-    string, string, string, string, string, string, string, string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
   ];
   if (platformRole && !(PLATFORM_ROLES as readonly string[]).includes(platformRole)) return null;
   if (orgRole && !isOrgRole(orgRole)) return null;

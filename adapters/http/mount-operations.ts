@@ -1,6 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { type NextFunction, type Request, type Response, Router } from 'express';
+
 import type { Operation } from '../../contracts/operation';
 import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
@@ -39,7 +40,9 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
   const orphans = Object.keys(handlers).filter((id) => !known.has(id));
   const missing = operations.filter((o) => !handlers[o.operationId]).map((o) => o.operationId);
   if (orphans.length || missing.length) {
-    throw new Error(`Routes and contracts differ. Handlers without an operation: [${orphans.join(', ')}]; operations without a handler: [${missing.join(', ')}]`);
+    throw new Error(
+      `Routes and contracts differ. Handlers without an operation: [${orphans.join(', ')}]; operations without a handler: [${missing.join(', ')}]`,
+    );
   }
   for (const o of operations) {
     const body = o.body === 'multipart' ? null : compile(o.body);
@@ -49,7 +52,16 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
     router[o.method](o.path, async (req: Request, res: Response, next: NextFunction) => {
       try {
         const identity = options.identityOf(req);
-        const ctx: HandlerContext = { req, res, body: req.body ?? {}, query: { ...req.query }, params: { ...req.params } as Record<string, string>, identity, actor: null, apiKey: null };
+        const ctx: HandlerContext = {
+          req,
+          res,
+          body: req.body ?? {},
+          query: { ...req.query },
+          params: { ...req.params } as Record<string, string>,
+          identity,
+          actor: null,
+          apiKey: null,
+        };
         await authenticate(o, ctx, options);
         if (o.body && o.body !== 'multipart' && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
           throw new DomainError('VALIDATION', 'Request body must be a JSON object');

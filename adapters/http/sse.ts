@@ -15,7 +15,13 @@ export class SseWriter {
     this.opened = true;
     this.res.status(200);
     // setHeader, not res.set: Express would append a charset to the content type.
-    const headers: Record<string, string> = { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive', 'X-Accel-Buffering': 'no', ...extraHeaders };
+    const headers: Record<string, string> = {
+      'Content-Type': 'text/event-stream',
+      'Cache-Control': 'no-cache',
+      Connection: 'keep-alive',
+      'X-Accel-Buffering': 'no',
+      ...extraHeaders,
+    };
     for (const [name, value] of Object.entries(headers)) this.res.setHeader(name, value);
     this.res.flushHeaders();
     this.res.socket?.setNoDelay(true);

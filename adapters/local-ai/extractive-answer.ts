@@ -14,7 +14,7 @@ const PAIR_BONUS = 0.15;
 const DUPLICATE_JACCARD = 0.8;
 
 const BLOCK_START = /^\s*(?:#{1,6}\s|[-*\u2022>]\s|\d+[.)]\s)/;
-const SENTENCE_END = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'(\[])/u;
+const SENTENCE_END = /(?<=[.!?])\s+(?=[\p{Lu}\p{N}"'([])/u;
 
 /**
  * Splits a chunk into sentences. Single line breaks inside a paragraph (PDF text, wrapped lines) are joined;

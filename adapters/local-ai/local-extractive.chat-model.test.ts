@@ -10,7 +10,10 @@ const context = [
       'Then click Reset password and follow the link we e-mail you.',
     documentTitle: 'Help centre',
   },
-  { content: 'Refunds for annual plans are processed within 14 days. Monthly plans are not refunded.\n\nThe password reset link expires after 24 hours.' },
+  {
+    content:
+      'Refunds for annual plans are processed within 14 days. Monthly plans are not refunded.\n\nThe password reset link expires after 24 hours.',
+  },
 ];
 
 const ask = (question: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
@@ -117,7 +120,10 @@ describe('LocalChatModel', () => {
     if (done.type !== 'done') throw new Error('expected done');
     expect(parts).toHaveLength(4);
     expect(done.completion.finishReason).toBe('aborted');
-    const produced = parts.slice(0, 3).map((p) => (p.type === 'token' ? p.token : '')).join('');
+    const produced = parts
+      .slice(0, 3)
+      .map((p) => (p.type === 'token' ? p.token : ''))
+      .join('');
     expect(done.completion.text).toBe(produced);
     expect(done.completion.usage.completionTokens).toBe(estimateTokens(produced));
   });
@@ -137,11 +143,8 @@ describe('LocalChatModel', () => {
 
 describe('splitSentences', () => {
   it('joins wrapped lines, splits sentences, drops headings and list markers', () => {
-    expect(splitSentences('# Title\nThis line is\nwrapped in a PDF. Second sentence here!\n- First item of a list\n- Second item')).toEqual([
-      'This line is wrapped in a PDF.',
-      'Second sentence here!',
-      'First item of a list',
-      'Second item',
-    ]);
+    expect(splitSentences('# Title\nThis line is\nwrapped in a PDF. Second sentence here!\n- First item of a list\n- Second item')).toEqual(
+      ['This line is wrapped in a PDF.', 'Second sentence here!', 'First item of a list', 'Second item'],
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { LocalEmbedder, LOCAL_EMBEDDING_MODEL } from './local-hash.embedder';
+import { LOCAL_EMBEDDING_MODEL, LocalEmbedder } from './local-hash.embedder';
 import { stem, tokenize } from './text-features';
 
 const cosine = (a: number[], b: number[]) => a.reduce((sum, x, i) => sum + x * b[i], 0);

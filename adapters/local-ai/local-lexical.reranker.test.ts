@@ -1,4 +1,4 @@
-import { LocalReranker, LOCAL_RERANK_MODEL } from './local-lexical.reranker';
+import { LOCAL_RERANK_MODEL, LocalReranker } from './local-lexical.reranker';
 
 describe('LocalReranker', () => {
   const reranker = new LocalReranker();

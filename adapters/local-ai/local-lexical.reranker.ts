@@ -81,7 +81,11 @@ export class LocalReranker implements Reranker {
   readonly id = 'local-lexical-rerank';
   readonly model = LOCAL_RERANK_MODEL;
 
-  async rerank(query: string, documents: string[], options?: { topN?: number }): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }> {
+  async rerank(
+    query: string,
+    documents: string[],
+    options?: { topN?: number },
+  ): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }> {
     const scores = lexicalScores(query, documents);
     const results = scores
       .map((score, index) => ({ index, score }))

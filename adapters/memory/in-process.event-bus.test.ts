@@ -1,6 +1,6 @@
-import { InProcessEventBus, topicMatches } from './in-process.event-bus';
 import { runEventBusConformance } from '../../test/conformance/event-bus.conformance';
 import { waitFor } from '../../test/conformance/job-queue.conformance';
+import { InProcessEventBus, topicMatches } from './in-process.event-bus';
 
 runEventBusConformance('in-process', async () => new InProcessEventBus({ logger: { warn: () => undefined } }));
 

@@ -1,7 +1,7 @@
-import { DomainError } from '../../core/shared/errors';
 import type { Clock } from '../../core/ports/clock';
 import type { BusEvent, EventBus } from '../../core/ports/event-bus';
 import type { Subscription } from '../../core/ports/job-queue';
+import { DomainError } from '../../core/shared/errors';
 
 export interface InProcessBusLogger {
   warn(message: string, details?: unknown): void;

@@ -1,5 +1,5 @@
-import { InProcessJobQueue, backoffDelay } from './in-process.job-queue';
 import { runJobQueueConformance, sleep, waitFor } from '../../test/conformance/job-queue.conformance';
+import { backoffDelay, InProcessJobQueue } from './in-process.job-queue';
 
 const quiet = { warn: () => undefined };
 

@@ -1,13 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobQueue, Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
-import type {
-  ConsumeOptions,
-  EnqueueOptions,
-  Job,
-  JobHandler,
-  JobQueue,
-  Subscription,
-} from '../../core/ports/job-queue';
 
 /** Anything console-like; the default is `console`. */
 export interface InProcessQueueLogger {

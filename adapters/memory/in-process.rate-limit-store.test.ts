@@ -1,5 +1,5 @@
-import { InProcessRateLimitStore } from './in-process.rate-limit-store';
 import { rateLimitStoreConformance } from '../../test/conformance/rate-limit-store.conformance';
+import { InProcessRateLimitStore } from './in-process.rate-limit-store';
 
 class FakeClock {
   constructor(public ms = Date.UTC(2025, 0, 1)) {}

@@ -46,7 +46,12 @@ export interface OpenAiConnection {
 export function connect(options: OpenAiConnectionOptions): OpenAiConnection {
   const client =
     options.client ??
-    new OpenAI({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries: options.maxRetries ?? 2, timeout: options.timeoutMs ?? 60_000 });
+    new OpenAI({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL,
+      maxRetries: options.maxRetries ?? 2,
+      timeout: options.timeoutMs ?? 60_000,
+    });
   return { client, provider: options.provider ?? 'openai', compatible: Boolean(options.baseURL) };
 }
 

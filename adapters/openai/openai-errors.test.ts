@@ -1,5 +1,7 @@
 import { createServer } from 'node:net';
+
 import OpenAI from 'openai';
+
 import { FakeOpenAi, openAiErrorBody } from '../../test/fakes/fake-openai';
 import { OpenAiChatModel } from './openai.chat-model';
 import { OpenAiEmbedder } from './openai.embedder';
@@ -25,14 +27,40 @@ describe('OpenAI error mapping', () => {
   const embedder = () => new OpenAiEmbedder({ apiKey: 'sk-test', client: client() });
 
   it.each([
-    ['429 insufficient_quota', 429, openAiErrorBody('You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota'), 'credit'],
+    [
+      '429 insufficient_quota',
+      429,
+      openAiErrorBody(
+        'You exceeded your current quota, please check your plan and billing details.',
+        'insufficient_quota',
+        'insufficient_quota',
+      ),
+      'credit',
+    ],
     ['402 payment required (compatible gateways)', 402, { error: { message: 'Insufficient credits', code: 402 } }, 'credit'],
-    ['400 context_length_exceeded', 400, openAiErrorBody("This model's maximum context length is 128000 tokens.", 'invalid_request_error', 'context_length_exceeded'), 'tokens'],
-    ['400 context length in the message only', 400, { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error' } }, 'tokens'],
-    ['413 request too large', 413, openAiErrorBody('Request too large for model: tokens per minute limit', 'tokens', 'rate_limit_exceeded'), 'tokens'],
+    [
+      '400 context_length_exceeded',
+      400,
+      openAiErrorBody("This model's maximum context length is 128000 tokens.", 'invalid_request_error', 'context_length_exceeded'),
+      'tokens',
+    ],
+    [
+      '400 context length in the message only',
+      400,
+      { error: { message: 'Please reduce the length of the messages or completion.', type: 'invalid_request_error' } },
+      'tokens',
+    ],
+    [
+      '413 request too large',
+      413,
+      openAiErrorBody('Request too large for model: tokens per minute limit', 'tokens', 'rate_limit_exceeded'),
+      'tokens',
+    ],
   ])('%s -> PROVIDER_LIMIT_REACHED with the user-facing message', async (_name, status, body, reason) => {
     fake.replyOnce({ status, json: body });
-    const error = await chat().complete(chatRequest).catch((e: unknown) => e);
+    const error = await chat()
+      .complete(chatRequest)
+      .catch((e: unknown) => e);
     expect(error).toMatchObject({
       name: 'DomainError',
       code: 'PROVIDER_LIMIT_REACHED',

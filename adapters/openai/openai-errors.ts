@@ -3,9 +3,16 @@ import { retryAfterSeconds, withCause } from '../shared/provider-errors';
 
 /** The user-facing message for provider credit or token limits (spec section 7, provider_limit_reached). */
 
-const QUOTA_CODES = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active', 'insufficient_balance', 'payment_required']);
+const QUOTA_CODES = new Set([
+  'insufficient_quota',
+  'billing_hard_limit_reached',
+  'billing_not_active',
+  'insufficient_balance',
+  'payment_required',
+]);
 const TOKEN_LIMIT_CODES = new Set(['context_length_exceeded', 'string_above_max_length', 'tokens_exceeded', 'max_tokens_exceeded']);
-const TOKEN_LIMIT_MESSAGE = /maximum context length|context[ _-]length|context window|too many tokens|reduce the length of the messages|prompt is too long/i;
+const TOKEN_LIMIT_MESSAGE =
+  /maximum context length|context[ _-]length|context window|too many tokens|reduce the length of the messages|prompt is too long/i;
 
 /** What the SDK's APIError carries, read structurally so a client from another copy of the SDK maps the same way. */
 interface ProviderErrorShape {
@@ -21,8 +28,8 @@ function shape(error: unknown): ProviderErrorShape {
   return error && typeof error === 'object' ? (error as ProviderErrorShape) : {};
 }
 
-const retryAfter = (headers: ProviderErrorShape['headers']) => retryAfterSeconds(typeof headers?.get === 'function' ? headers.get('retry-after') : null);
-
+const retryAfter = (headers: ProviderErrorShape['headers']) =>
+  retryAfterSeconds(typeof headers?.get === 'function' ? headers.get('retry-after') : null);
 
 /**
  * The one place OpenAI (and OpenAI-compatible) failures become domain errors:
@@ -42,7 +49,11 @@ export function mapOpenAiError(error: unknown, provider = 'openai'): DomainError
   if (status === 402 || (code && QUOTA_CODES.has(code))) {
     return withCause(new DomainError('PROVIDER_LIMIT_REACHED', PROVIDER_LIMIT_MESSAGE, { ...details, reason: 'credit' }), error);
   }
-  if (status === 413 || (code && TOKEN_LIMIT_CODES.has(code)) || ((status === 400 || status === undefined) && TOKEN_LIMIT_MESSAGE.test(text))) {
+  if (
+    status === 413 ||
+    (code && TOKEN_LIMIT_CODES.has(code)) ||
+    ((status === 400 || status === undefined) && TOKEN_LIMIT_MESSAGE.test(text))
+  ) {
     return withCause(new DomainError('PROVIDER_LIMIT_REACHED', PROVIDER_LIMIT_MESSAGE, { ...details, reason: 'tokens' }), error);
   }
   if (status === 429) {
@@ -54,7 +65,9 @@ export function mapOpenAiError(error: unknown, provider = 'openai'): DomainError
       error,
     );
   }
-  const message = status ? `The model provider failed (HTTP ${status}).` : 'The model provider could not be reached or sent an unreadable response.';
+  const message = status
+    ? `The model provider failed (HTTP ${status}).`
+    : 'The model provider could not be reached or sent an unreadable response.';
   return withCause(new DomainError('UPSTREAM_FAILED', message, details), error);
 }
 

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import type { ChatRequest, ChatStreamPart } from '../../core/ports/chat-model';
 import { estimateTokens } from '../../core/shared/token-estimate';
 import { sseFrame } from '../../test/fakes/fake-http-server';
@@ -38,7 +39,8 @@ describe('OpenAiChatModel against a fake OpenAI API', () => {
     fake.reply = 'Refunds take fourteen days.';
   });
 
-  const official = () => new OpenAiChatModel({ apiKey: 'sk-test', client: new OpenAI({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }) });
+  const official = () =>
+    new OpenAiChatModel({ apiKey: 'sk-test', client: new OpenAI({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }) });
   const compatible = (models?: string[]) => new OpenAiChatModel({ apiKey: 'k', baseURL: fake.baseURL, maxRetries: 0, models });
 
   it('serves openai/ ids on the official API; a compatible endpoint serves the ids it is given', () => {
@@ -60,7 +62,11 @@ describe('OpenAiChatModel against a fake OpenAI API', () => {
       max_completion_tokens: 50,
       temperature: 0.2,
     });
-    expect(completion).toEqual({ text: 'Refunds take fourteen days.', usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 }, finishReason: 'stop' });
+    expect(completion).toEqual({
+      text: 'Refunds take fourteen days.',
+      usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 },
+      finishReason: 'stop',
+    });
   });
 
   it('sends other ids as they are, with max_tokens, to a compatible endpoint', async () => {
@@ -73,7 +79,11 @@ describe('OpenAiChatModel against a fake OpenAI API', () => {
     const parts = await collect(official().stream(request()));
     expect(fake.last().json).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true } });
     expect(tokensOf(parts)).toEqual(['Refunds ', 'take ', 'fourteen ', 'days.']);
-    expect(doneOf(parts)).toEqual({ text: 'Refunds take fourteen days.', usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 }, finishReason: 'stop' });
+    expect(doneOf(parts)).toEqual({
+      text: 'Refunds take fourteen days.',
+      usage: { promptTokens: 9, completionTokens: 4, totalTokens: 13 },
+      finishReason: 'stop',
+    });
     expect(parts.filter((p) => p.type === 'done')).toHaveLength(1);
   });
 
@@ -82,7 +92,11 @@ describe('OpenAiChatModel against a fake OpenAI API', () => {
     const completion = doneOf(await collect(compatible().stream(request({ model: 'm/x' }))));
     expect(completion.finishReason).toBe('length');
     const prompt = estimateTokens('Answer from the context.') + estimateTokens('How long do refunds take?');
-    expect(completion.usage).toEqual({ promptTokens: prompt, completionTokens: estimateTokens('Cut short'), totalTokens: prompt + estimateTokens('Cut short') });
+    expect(completion.usage).toEqual({
+      promptTokens: prompt,
+      completionTokens: estimateTokens('Cut short'),
+      totalTokens: prompt + estimateTokens('Cut short'),
+    });
   });
 
   it('stops when the signal aborts mid-stream and counts only what was produced', async () => {
@@ -112,13 +126,21 @@ describe('OpenAiChatModel against a fake OpenAI API', () => {
 
   it('maps an error sent inside the stream', async () => {
     const frames = chatStreamFrames('partial answer', { model: 'gpt-4o-mini' });
-    fake.replyOnce({ sse: [...frames.slice(0, 2), sseFrame(openAiErrorBody('You exceeded your current quota', 'insufficient_quota', 'insufficient_quota'))] });
+    fake.replyOnce({
+      sse: [
+        ...frames.slice(0, 2),
+        sseFrame(openAiErrorBody('You exceeded your current quota', 'insufficient_quota', 'insufficient_quota')),
+      ],
+    });
     const parts: ChatStreamPart[] = [];
     await expect(
       (async () => {
         for await (const part of official().stream(request())) parts.push(part);
       })(),
-    ).rejects.toMatchObject({ code: 'PROVIDER_LIMIT_REACHED', message: 'The assistant is temporarily unavailable. Please try again later.' });
+    ).rejects.toMatchObject({
+      code: 'PROVIDER_LIMIT_REACHED',
+      message: 'The assistant is temporarily unavailable. Please try again later.',
+    });
     expect(tokensOf(parts)).toEqual(['partial ']);
   });
 

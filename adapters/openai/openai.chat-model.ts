@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+
 import type { ChatCompletion, ChatModel, ChatRequest, ChatStreamPart, TokenUsage } from '../../core/ports/chat-model';
 import { estimateTokens } from '../../core/shared/token-estimate';
 import { connect, type OpenAiConnection, type OpenAiConnectionOptions, openAiOptionsSchema, providerModelName } from './openai-connection';
@@ -80,7 +81,10 @@ export class OpenAiChatModel implements ChatModel {
       yield { type: 'done', completion: { text, usage: usageOf(undefined, request, text), finishReason: 'aborted' } };
       return;
     }
-    yield { type: 'done', completion: { text, usage: usageOf(usage, request, text), finishReason: finish === 'length' ? 'length' : 'stop' } };
+    yield {
+      type: 'done',
+      completion: { text, usage: usageOf(usage, request, text), finishReason: finish === 'length' ? 'length' : 'stop' },
+    };
   }
 
   private params(request: ChatRequest): Params {

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import { FakeOpenAi } from '../../test/fakes/fake-openai';
 import { OpenAiEmbedder, openAiEmbedderOptionsSchema } from './openai.embedder';
 
@@ -14,7 +15,9 @@ describe('OpenAiEmbedder against a fake OpenAI API', () => {
   it('names its model in provider/name form', () => {
     expect(official().model).toBe('openai/text-embedding-3-small');
     expect(official({ model: 'openai/text-embedding-3-large' }).model).toBe('openai/text-embedding-3-large');
-    expect(new OpenAiEmbedder({ apiKey: 'k', baseURL: fake.baseURL, provider: 'ollama', model: 'nomic-embed-text' }).model).toBe('ollama/nomic-embed-text');
+    expect(new OpenAiEmbedder({ apiKey: 'k', baseURL: fake.baseURL, provider: 'ollama', model: 'nomic-embed-text' }).model).toBe(
+      'ollama/nomic-embed-text',
+    );
   });
 
   it('sends model, input, float encoding and dimensions, and returns unit vectors in input order', async () => {
@@ -22,7 +25,12 @@ describe('OpenAiEmbedder against a fake OpenAI API', () => {
     const request = fake.last();
     expect(request.path).toBe('/v1/embeddings');
     expect(request.headers.authorization).toBe('Bearer sk-test');
-    expect(request.json).toEqual({ model: 'text-embedding-3-small', input: ['alpha', 'a much longer text', ' '], encoding_format: 'float', dimensions: 8 });
+    expect(request.json).toEqual({
+      model: 'text-embedding-3-small',
+      input: ['alpha', 'a much longer text', ' '],
+      encoding_format: 'float',
+      dimensions: 8,
+    });
     expect(result.model).toBe('openai/text-embedding-3-small');
     expect(result.vectors).toHaveLength(3);
     for (const v of result.vectors) expect(Math.hypot(...v)).toBeCloseTo(1, 10);
@@ -41,7 +49,13 @@ describe('OpenAiEmbedder against a fake OpenAI API', () => {
   });
 
   it('can leave dimensions out for servers that reject it, and then checks the size it gets', async () => {
-    const embedder = new OpenAiEmbedder({ apiKey: 'k', baseURL: fake.baseURL, maxRetries: 0, sendDimensions: false, model: 'nomic-embed-text' });
+    const embedder = new OpenAiEmbedder({
+      apiKey: 'k',
+      baseURL: fake.baseURL,
+      maxRetries: 0,
+      sendDimensions: false,
+      model: 'nomic-embed-text',
+    });
     await expect(embedder.embed(['x'], { dimensions: 8, purpose: 'query' })).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
     expect(fake.last().json).toEqual({ model: 'nomic-embed-text', input: ['x'], encoding_format: 'float' });
   });

@@ -1,6 +1,13 @@
 import type { Embedder, EmbeddingResult } from '../../core/ports/embedder';
 import { DomainError } from '../../core/shared/errors';
-import { catalogueModelId, connect, type OpenAiConnection, type OpenAiConnectionOptions, openAiOptionsSchema, providerModelName } from './openai-connection';
+import {
+  catalogueModelId,
+  connect,
+  type OpenAiConnection,
+  type OpenAiConnectionOptions,
+  openAiOptionsSchema,
+  providerModelName,
+} from './openai-connection';
 import { mapOpenAiError } from './openai-errors';
 
 export interface OpenAiEmbedderOptions extends OpenAiConnectionOptions {
@@ -62,10 +69,14 @@ export class OpenAiEmbedder implements Embedder {
       }
       const data = [...(response.data ?? [])].sort((a, b) => a.index - b.index);
       if (data.length !== input.length || data.some((d) => !Array.isArray(d.embedding) || d.embedding.length !== options.dimensions)) {
-        throw new DomainError('UPSTREAM_FAILED', `The embedding provider returned vectors that do not match ${input.length} x ${options.dimensions}.`, {
-          provider: this.connection.provider,
-          model: this.model,
-        });
+        throw new DomainError(
+          'UPSTREAM_FAILED',
+          `The embedding provider returned vectors that do not match ${input.length} x ${options.dimensions}.`,
+          {
+            provider: this.connection.provider,
+            model: this.model,
+          },
+        );
       }
       for (const d of data) vectors.push(normalizeVector(d.embedding));
       tokens += response.usage?.total_tokens ?? response.usage?.prompt_tokens ?? 0;

@@ -1,5 +1,12 @@
 import type { ImageDescriber } from '../../core/ports/media-understanding';
-import { catalogueModelId, connect, type OpenAiConnection, type OpenAiConnectionOptions, openAiOptionsSchema, providerModelName } from './openai-connection';
+import {
+  catalogueModelId,
+  connect,
+  type OpenAiConnection,
+  type OpenAiConnectionOptions,
+  openAiOptionsSchema,
+  providerModelName,
+} from './openai-connection';
 import { mapOpenAiError } from './openai-errors';
 
 export interface OpenAiImageDescriberOptions extends OpenAiConnectionOptions {

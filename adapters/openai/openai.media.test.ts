@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+
 import { FakeOpenAi, openAiErrorBody } from '../../test/fakes/fake-openai';
 import { OpenAiImageDescriber, openAiImageDescriberOptionsSchema, parseDescription } from './openai.image-describer';
 import { OpenAiSpeechSynthesizer, openAiSpeechSynthesizerOptionsSchema } from './openai.speech-synthesizer';
@@ -51,11 +52,17 @@ describe('OpenAI media adapters against a fake OpenAI API', () => {
       const describer = new OpenAiImageDescriber({ apiKey: 'sk-test', client: client() });
       expect(describer.model).toBe('openai/gpt-4o-mini');
       const png = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
-      expect(await describer.describe(png, { mimeType: 'image/png' })).toEqual({ caption: 'A receipt on a table.', text: 'TOTAL 12.50\nThank you' });
+      expect(await describer.describe(png, { mimeType: 'image/png' })).toEqual({
+        caption: 'A receipt on a table.',
+        text: 'TOTAL 12.50\nThank you',
+      });
       const body = fake.last().json;
       expect(body.model).toBe('gpt-4o-mini');
       expect(body.max_completion_tokens).toBe(1000);
-      expect(body.messages[1].content[1]).toEqual({ type: 'image_url', image_url: { url: `data:image/png;base64,${png.toString('base64')}` } });
+      expect(body.messages[1].content[1]).toEqual({
+        type: 'image_url',
+        image_url: { url: `data:image/png;base64,${png.toString('base64')}` },
+      });
     });
 
     it('keeps a reply that is not JSON as the caption', () => {
@@ -65,7 +72,9 @@ describe('OpenAI media adapters against a fake OpenAI API', () => {
 
     it('maps provider errors', async () => {
       fake.replyOnce({ status: 503, json: openAiErrorBody('overloaded', 'server_error') });
-      await expect(new OpenAiImageDescriber({ apiKey: 'k', client: client() }).describe(Buffer.from('x'), { mimeType: 'image/png' })).rejects.toMatchObject({
+      await expect(
+        new OpenAiImageDescriber({ apiKey: 'k', client: client() }).describe(Buffer.from('x'), { mimeType: 'image/png' }),
+      ).rejects.toMatchObject({
         code: 'UPSTREAM_FAILED',
       });
     });
@@ -79,12 +88,20 @@ describe('OpenAI media adapters against a fake OpenAI API', () => {
       expect(result.mimeType).toBe('audio/mpeg');
       expect(result.audio.toString('latin1')).toBe('ID3\u0004fake-mp3-bytes');
       expect(fake.last().path).toBe('/v1/audio/speech');
-      expect(fake.last().json).toEqual({ model: 'gpt-4o-mini-tts', voice: 'alloy', input: 'Hello there.', response_format: 'mp3', speed: 1.25 });
+      expect(fake.last().json).toEqual({
+        model: 'gpt-4o-mini-tts',
+        voice: 'alloy',
+        input: 'Hello there.',
+        response_format: 'mp3',
+        speed: 1.25,
+      });
     });
 
     it('maps provider errors', async () => {
       fake.replyOnce({ status: 402, json: { error: { message: 'Insufficient balance', type: 'billing_error', code: null } } });
-      await expect(new OpenAiSpeechSynthesizer({ apiKey: 'k', client: client() }).synthesize('x', { voice: 'alloy' })).rejects.toMatchObject({
+      await expect(
+        new OpenAiSpeechSynthesizer({ apiKey: 'k', client: client() }).synthesize('x', { voice: 'alloy' }),
+      ).rejects.toMatchObject({
         code: 'PROVIDER_LIMIT_REACHED',
       });
     });

@@ -1,5 +1,12 @@
 import type { SpeechSynthesizer } from '../../core/ports/media-understanding';
-import { catalogueModelId, connect, type OpenAiConnection, type OpenAiConnectionOptions, openAiOptionsSchema, providerModelName } from './openai-connection';
+import {
+  catalogueModelId,
+  connect,
+  type OpenAiConnection,
+  type OpenAiConnectionOptions,
+  openAiOptionsSchema,
+  providerModelName,
+} from './openai-connection';
 import { mapOpenAiError } from './openai-errors';
 
 const FORMATS = { mp3: 'audio/mpeg', opus: 'audio/ogg', aac: 'audio/aac', flac: 'audio/flac', wav: 'audio/wav', pcm: 'audio/pcm' } as const;

@@ -1,6 +1,14 @@
 import { toFile } from 'openai';
+
 import type { Transcriber } from '../../core/ports/media-understanding';
-import { catalogueModelId, connect, type OpenAiConnection, type OpenAiConnectionOptions, openAiOptionsSchema, providerModelName } from './openai-connection';
+import {
+  catalogueModelId,
+  connect,
+  type OpenAiConnection,
+  type OpenAiConnectionOptions,
+  openAiOptionsSchema,
+  providerModelName,
+} from './openai-connection';
 import { mapOpenAiError } from './openai-errors';
 
 export interface OpenAiTranscriberOptions extends OpenAiConnectionOptions {

@@ -20,10 +20,7 @@ export interface AddressVerdict {
   range: string;
 }
 
-export type HostClass =
-  | { kind: 'ip'; verdict: AddressVerdict }
-  | { kind: 'name'; name: string }
-  | { kind: 'refused'; reason: string };
+export type HostClass = { kind: 'ip'; verdict: AddressVerdict } | { kind: 'name'; name: string } | { kind: 'refused'; reason: string };
 
 type Block = [name: string, cidr: string];
 
@@ -136,15 +133,12 @@ function parseIPv6(text: string): { ip: ipaddr.IPv6; zoned: boolean } | null {
   return { ip: ipaddr.IPv6.parse(body), zoned };
 }
 
-const v4FromParts = (hi: number, lo: number) =>
-  new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
+const v4FromParts = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
 
 function classifyV4(ip: ipaddr.IPv4): AddressVerdict {
   const block = V4.find((b) => ip.match(b.range));
   const address = ip.toString();
-  return block
-    ? { allowed: false, address, family: 4, range: block.name }
-    : { allowed: true, address, family: 4, range: 'public' };
+  return block ? { allowed: false, address, family: 4, range: block.name } : { allowed: true, address, family: 4, range: 'public' };
 }
 
 function embedded(address: string, via: string, inner: AddressVerdict): AddressVerdict {

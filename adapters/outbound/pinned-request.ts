@@ -3,6 +3,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+
 import { DomainError } from '../../core/shared/errors';
 
 /** Where one hop connects: the address that was validated, never a name. */

@@ -1,6 +1,6 @@
 import { DomainError } from '../../core/shared/errors';
 import { SsrfGuardedFetcher } from './ssrf-guarded.fetcher';
-import { fakeResolver, startServer, v4, v6, type FixtureServer } from './test-fixtures';
+import { fakeResolver, type FixtureServer, startServer, v4, v6 } from './test-fixtures';
 
 /**
  * Bypass attempts against the default policy (nothing allowed). A live "victim" server listens on
@@ -156,9 +156,7 @@ describe('SsrfGuardedFetcher refuses internal targets', () => {
   });
 
   it('says why an address was refused', async () => {
-    await expect(fetcher.fetch({ url: `http://0x7f.1:${P}/` })).rejects.toThrow(
-      'URL resolves to a non-public address (loopback)',
-    );
+    await expect(fetcher.fetch({ url: `http://0x7f.1:${P}/` })).rejects.toThrow('URL resolves to a non-public address (loopback)');
     await expect(fetcher.fetch({ url: 'http://mixed.test/' })).rejects.toMatchObject({
       code: 'UNSUPPORTED_URL',
       details: { host: 'mixed.test', address: '127.0.0.1', range: 'loopback' },

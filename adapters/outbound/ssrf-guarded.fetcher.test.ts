@@ -1,10 +1,16 @@
-import Ajv from 'ajv';
 import zlib from 'node:zlib';
-import { DomainError } from '../../core/shared/errors';
-import { SsrfGuardedFetcher, ssrfFetcherOptionsSchema } from './ssrf-guarded.fetcher';
-import { closedPort, fakeResolver, startServer, v4, type FixtureServer } from './test-fixtures';
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (e: unknown) => e as DomainError);
+import Ajv from 'ajv';
+
+import { DomainError } from '../../core/shared/errors';
+import { ssrfFetcherOptionsSchema, SsrfGuardedFetcher } from './ssrf-guarded.fetcher';
+import { closedPort, fakeResolver, type FixtureServer, startServer, v4 } from './test-fixtures';
+
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (e: unknown) => e as DomainError,
+  );
 
 describe('SsrfGuardedFetcher: exchanges, bounds and options', () => {
   let server: FixtureServer;
@@ -164,9 +170,9 @@ describe('SsrfGuardedFetcher: exchanges, bounds and options', () => {
 
   it('refuses header injection before anything is sent', async () => {
     const before = server.seen.length;
-    await expect(
-      fetcher.fetch({ url: `http://127.0.0.1:${A}/hello`, headers: { 'X-Evil': 'a\r\nHost: other' } }),
-    ).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(fetcher.fetch({ url: `http://127.0.0.1:${A}/hello`, headers: { 'X-Evil': 'a\r\nHost: other' } })).rejects.toMatchObject({
+      code: 'VALIDATION',
+    });
     expect(server.seen).toHaveLength(before);
   });
 

@@ -1,9 +1,10 @@
 import { promises as dns } from 'node:dns';
 import type { IncomingMessage } from 'node:http';
+
 import type { OutboundFetcher, OutboundRequest, OutboundResponse } from '../../core/ports/outbound-fetcher';
 import { DomainError, isDomainError } from '../../core/shared/errors';
-import { classifyAddress, classifyHost, type AddressVerdict } from './address-policy';
-import { discard, readBounded, sendPinned, type PinnedTarget } from './pinned-request';
+import { type AddressVerdict, classifyAddress, classifyHost } from './address-policy';
+import { discard, type PinnedTarget, readBounded, sendPinned } from './pinned-request';
 
 export type HostLookup = (hostname: string) => Promise<{ address: string; family: 4 | 6 }[]>;
 
@@ -45,8 +46,16 @@ const DEFAULT_USER_AGENT = 'agent-platform/0.1 (+outbound-fetcher)';
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** Headers the fetcher owns; a caller cannot set them. */
 const RESERVED_HEADERS = new Set([
-  'host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'expect',
-  'proxy-connection', 'trailer',
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'expect',
+  'proxy-connection',
+  'trailer',
 ]);
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];

@@ -4,8 +4,9 @@ import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+
 import { SsrfGuardedFetcher } from './ssrf-guarded.fetcher';
-import { fakeResolver, startServer, v4, type FixtureServer } from './test-fixtures';
+import { fakeResolver, type FixtureServer, startServer, v4 } from './test-fixtures';
 
 /** Server A (127.0.0.1:A) is the one allowed endpoint; server B (127.0.0.1:B) stands for an internal service. */
 describe('SsrfGuardedFetcher: redirects', () => {
@@ -39,8 +40,7 @@ describe('SsrfGuardedFetcher: redirects', () => {
     await b.close();
   });
 
-  const redirectTo = (to: string, status = 302) =>
-    `http://127.0.0.1:${A}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
+  const redirectTo = (to: string, status = 302) => `http://127.0.0.1:${A}/redirect?status=${status}&to=${encodeURIComponent(to)}`;
 
   it.each([
     ['127.0.0.1 on another port', () => `http://127.0.0.1:${b.port}/secret`],
@@ -59,9 +59,9 @@ describe('SsrfGuardedFetcher: redirects', () => {
 
   it('refuses a redirect to an internal address on every redirect status', async () => {
     for (const status of [301, 302, 303, 307, 308]) {
-      await expect(
-        fetcher.fetch({ url: redirectTo(`http://127.0.0.1:${b.port}/`, status), method: 'POST', body: 'x' }),
-      ).rejects.toThrow('URL resolves to a non-public address (loopback)');
+      await expect(fetcher.fetch({ url: redirectTo(`http://127.0.0.1:${b.port}/`, status), method: 'POST', body: 'x' })).rejects.toThrow(
+        'URL resolves to a non-public address (loopback)',
+      );
     }
     expect(b.seen).toHaveLength(0);
   });
@@ -133,8 +133,7 @@ describe('SsrfGuardedFetcher: DNS rebinding', () => {
   afterAll(() => a.close());
 
   /** First answer: the allowed fixture. Every later answer: an internal address. */
-  const rebinding = () =>
-    fakeResolver({ 'rebind.test': (call) => v4(call === 1 ? '127.0.0.1' : '10.0.0.1') });
+  const rebinding = () => fakeResolver({ 'rebind.test': (call) => v4(call === 1 ? '127.0.0.1' : '10.0.0.1') });
 
   it('connects to the address it validated, without a second lookup', async () => {
     const resolver = rebinding();
@@ -214,10 +213,29 @@ describe('SsrfGuardedFetcher: https to a pinned address', () => {
   (openssl ? it : it.skip)('keeps certificate verification on (a self-signed certificate for the right name is refused)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'outbound-tls-'));
     const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=tls.test', '-addext', 'subjectAltName=DNS:tls.test',
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=tls.test',
+        '-addext',
+        'subjectAltName=DNS:tls.test',
+      ],
+      { stdio: 'ignore' },
+    );
     const names: string[] = [];
     const server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_req, res) =>
       res.end('should not be reached'),

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import type { HostLookup } from './ssrf-guarded.fetcher';
 
 /** Test helpers for the outbound fetcher: local servers on 127.0.0.1 and a fake resolver. */

@@ -8,6 +8,7 @@
  * VECTOR_INDEX=pgvector.
  */
 import type { Knex } from 'knex';
+
 import type { MigrationSet } from '../postgres/migrator';
 
 export const PGVECTOR_MISSING_MESSAGE =
@@ -57,7 +58,10 @@ export async function ensurePgvectorExtension(db: Knex): Promise<string> {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     if (!available.rows.length) throw new PgvectorUnavailableError(reason);
-    throw new Error(`The pgvector extension (vector) is installed on the server but could not be enabled in this database: ${reason}. Run CREATE EXTENSION vector as a superuser, or set VECTOR_INDEX=elasticsearch.`);
+    throw new Error(
+      `The pgvector extension (vector) is installed on the server but could not be enabled in this database: ${reason}. Run CREATE EXTENSION vector as a superuser, or set VECTOR_INDEX=elasticsearch.`,
+      { cause: error },
+    );
   }
   const after = await db.raw("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
   return after.rows[0]?.extversion as string;

@@ -1,7 +1,7 @@
-import { openDatabase, type Database } from '../postgres/database';
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
-import { PgvectorVectorIndex } from './pgvector.vector-index';
+import { type Database, openDatabase } from '../postgres/database';
 import { PGVECTOR_MISSING_MESSAGE } from './pgvector.schema';
+import { PgvectorVectorIndex } from './pgvector.vector-index';
 
 let db: Database;
 
@@ -46,7 +46,18 @@ describe('pgvector index shared by two processes', () => {
     const query = { organizationId: org, knowledgeBaseIds: [kb], embedding: unit(0), text: 'lighthouse', candidatesPerKnowledgeBase: 5 };
     expect(await reader.search(query)).toEqual({ vector: [], text: [] }); // no 8-dimension table yet: the reader caches that
     await writer.upsert([
-      { id: '00000000-0000-4000-8000-000000000004', organizationId: org, knowledgeBaseId: kb, documentId: doc, chunkIndex: 0, content: 'The lighthouse keeper', embedding: unit(0), embeddingType: 'text', importance: 0.5, metadata: {} },
+      {
+        id: '00000000-0000-4000-8000-000000000004',
+        organizationId: org,
+        knowledgeBaseId: kb,
+        documentId: doc,
+        chunkIndex: 0,
+        content: 'The lighthouse keeper',
+        embedding: unit(0),
+        embeddingType: 'text',
+        importance: 0.5,
+        metadata: {},
+      },
     ]);
     const found = await reader.search(query);
     expect(found.vector.map((c) => c.chunk.content)).toEqual(['The lighthouse keeper']);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
 import { createSpace, ensurePgvectorExtension, listSpaces, pgvectorMigrations, spaceFor, type VectorSpace } from './pgvector.schema';
@@ -23,7 +24,8 @@ export const pgvectorOptionsSchema = {
   },
 } as const;
 
-const COLUMNS = 'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
+const COLUMNS =
+  'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
 
 /**
  * Full-text relevance in 0-1: three quarters the share of the query's lexemes found in the chunk, one
@@ -77,7 +79,8 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.textConfig = options.textSearchConfig ?? 'english';
     this.batchSize = options.batchSize ?? 500;
     this.efSearch = options.efSearch ?? 100;
-    if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig)) throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);
+    if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
+      throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);
   }
 
   /** Checks the extension (a clear error when the server lacks it), runs the vector migrations. */
@@ -138,7 +141,11 @@ export class PgvectorVectorIndex implements VectorIndex {
   }
 
   async replaceDocument(ref: { organizationId: string; knowledgeBaseId: string; documentId: string }, chunks: VectorChunk[]) {
-    if (chunks.some((c) => c.documentId !== ref.documentId || c.organizationId !== ref.organizationId || c.knowledgeBaseId !== ref.knowledgeBaseId)) {
+    if (
+      chunks.some(
+        (c) => c.documentId !== ref.documentId || c.organizationId !== ref.organizationId || c.knowledgeBaseId !== ref.knowledgeBaseId,
+      )
+    ) {
       throw new Error('replaceDocument: every chunk must belong to the document it replaces');
     }
     const groups = this.bySpace(chunks);
@@ -188,7 +195,11 @@ export class PgvectorVectorIndex implements VectorIndex {
     const limit = Math.max(1, Math.min(query.candidatesPerKnowledgeBase, 1000));
     if (kbIds.length === 0 || (!query.embedding && !text)) return { vector: [], text: [] };
     const known = await this.knownSpaces(query.embedding?.length);
-    const spaces = query.embedding ? (known.has(query.embedding.length) ? [spaceFor(query.embedding.length)] : []) : [...known].map(spaceFor);
+    const spaces = query.embedding
+      ? known.has(query.embedding.length)
+        ? [spaceFor(query.embedding.length)]
+        : []
+      : [...known].map(spaceFor);
     if (spaces.length === 0) return { vector: [], text: [] };
 
     return this.db.transaction(async (trx) => {
@@ -201,7 +212,9 @@ export class PgvectorVectorIndex implements VectorIndex {
         const e = toVectorLiteral(query.embedding);
         // One round trip for both settings (no bind parameters, so the simple protocol takes both statements).
         const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
-        await trx.raw(`SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`);
+        await trx.raw(
+          `SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`,
+        );
         const rows = await trx.raw(
           `WITH ${qCte}
            SELECT ${COLUMNS}, 1 - (c.embedding <=> ${cast}) AS sim, ${text ? TEXT_SCORE : 'NULL'} AS text_score
@@ -232,7 +245,9 @@ export class PgvectorVectorIndex implements VectorIndex {
           );
           out.text.push(...rows.rows.map(toCandidate));
         }
-        out.text = out.text.filter((c) => (c.textScore ?? 0) > 0).sort((a, b) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id));
+        out.text = out.text
+          .filter((c) => (c.textScore ?? 0) > 0)
+          .sort((a, b) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id));
       }
       return out;
     });

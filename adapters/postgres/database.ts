@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+
 import knex, { type Knex } from 'knex';
 import pg from 'pg';
 

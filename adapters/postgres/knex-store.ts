@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+
 import type { Knex } from 'knex';
+
 import type { Repositories } from '../../core/ports/repositories';
 import type { Store } from '../../core/ports/store';
 import { createRepositories } from './repositories';

@@ -28,7 +28,10 @@ class ListSource implements Knex.MigrationSource<Migration> {
 export async function migrate(db: Knex, sets: MigrationSet[]): Promise<string[]> {
   const applied: string[] = [];
   for (const set of sets) {
-    const [, names] = (await db.migrate.latest({ migrationSource: new ListSource(set.migrations), tableName: set.table })) as [number, string[]];
+    const [, names] = (await db.migrate.latest({ migrationSource: new ListSource(set.migrations), tableName: set.table })) as [
+      number,
+      string[],
+    ];
     applied.push(...names);
   }
   return applied;

@@ -1,7 +1,8 @@
-import { connect as amqpConnect } from 'amqplib';
 import type { Channel, ChannelModel, ConfirmChannel } from 'amqplib';
+import { connect as amqpConnect } from 'amqplib';
+
 import { DomainError } from '../../core/shared/errors';
-import { errorMessage, redactUrl, type RabbitMqLogger } from './rabbitmq.options';
+import { errorMessage, type RabbitMqLogger, redactUrl } from './rabbitmq.options';
 
 /**
  * One lazily opened AMQP connection. If the broker goes away, the next call opens a new one.

@@ -1,9 +1,10 @@
 import type { ChannelModel } from 'amqplib';
 import { connect } from 'amqplib';
-import { RabbitMqEventBus } from './rabbitmq.event-bus';
+
 import { runEventBusConformance } from '../../test/conformance/event-bus.conformance';
 import { waitFor } from '../../test/conformance/job-queue.conformance';
-import { AMQP_URL, deleteTopology, describeReal, quietLogger, breakConnection, uniquePrefix } from './test-fixtures/broker';
+import { RabbitMqEventBus } from './rabbitmq.event-bus';
+import { AMQP_URL, breakConnection, deleteTopology, describeReal, quietLogger, uniquePrefix } from './test-fixtures/broker';
 
 describe('RabbitMqEventBus without a broker', () => {
   it('rejects publish with UPSTREAM_FAILED when the broker is unreachable', async () => {

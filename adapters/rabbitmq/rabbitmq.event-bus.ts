@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Channel, ConsumeMessage } from 'amqplib';
+
 import type { BusEvent, EventBus } from '../../core/ports/event-bus';
 import type { Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
@@ -7,11 +9,11 @@ import { RabbitMqConnection, Restarter } from './rabbitmq.connection';
 import {
   consoleLogger,
   errorMessage,
-  rabbitmqOptionsSchema,
-  validateRabbitMqOptions,
   type RabbitMqDeps,
   type RabbitMqLogger,
   type RabbitMqOptions,
+  rabbitmqOptionsSchema,
+  validateRabbitMqOptions,
 } from './rabbitmq.options';
 import { ConfirmPublisher, type Declaration } from './rabbitmq.publisher';
 
@@ -56,13 +58,9 @@ export class RabbitMqEventBus implements EventBus {
       throw new DomainError('VALIDATION', `Event payload is not JSON-serialisable: ${errorMessage(err)}`);
     }
     if (body === undefined) throw new DomainError('VALIDATION', 'Event payload is not JSON-serialisable');
-    await this.publisher.publish(
-      this.exchange,
-      topic,
-      Buffer.from(body, 'utf8'),
-      { contentType: 'application/json', persistent: false },
-      [this.declareExchange()],
-    );
+    await this.publisher.publish(this.exchange, topic, Buffer.from(body, 'utf8'), { contentType: 'application/json', persistent: false }, [
+      this.declareExchange(),
+    ]);
   }
 
   async subscribe<T>(topic: string, handler: (event: BusEvent<T>) => void): Promise<Subscription> {

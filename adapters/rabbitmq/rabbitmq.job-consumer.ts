@@ -1,7 +1,8 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
+
 import type { ConsumeOptions, JobHandler, Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
-import { Restarter, type RabbitMqConnection } from './rabbitmq.connection';
+import { type RabbitMqConnection, Restarter } from './rabbitmq.connection';
 import { errorMessage, type RabbitMqLogger } from './rabbitmq.options';
 import type { ConfirmPublisher } from './rabbitmq.publisher';
 import type { JobTopology } from './rabbitmq.topology';

@@ -1,17 +1,18 @@
 import type { ChannelModel } from 'amqplib';
 import { connect } from 'amqplib';
+
+import { runJobQueueConformance, sleep, waitFor } from '../../test/conformance/job-queue.conformance';
 import { RabbitMqJobQueue } from './rabbitmq.job-queue';
 import { rabbitmqOptionsSchema } from './rabbitmq.options';
-import { runJobQueueConformance, sleep, waitFor } from '../../test/conformance/job-queue.conformance';
 import {
-  AMQP_URL,
   adminConnection,
+  AMQP_URL,
+  breakConnection,
   deleteTopology,
   describeReal,
   messageCount,
   quietLogger,
   recordingLogger,
-  breakConnection,
   uniquePrefix,
 } from './test-fixtures/broker';
 
@@ -46,7 +47,10 @@ describe('RabbitMqJobQueue without a broker', () => {
         },
       },
     );
-    await expect(queue.enqueue('work', 1)).rejects.toMatchObject({ code: 'UPSTREAM_FAILED', message: expect.stringContaining('fake transport refuses') });
+    await expect(queue.enqueue('work', 1)).rejects.toMatchObject({
+      code: 'UPSTREAM_FAILED',
+      message: expect.stringContaining('fake transport refuses'),
+    });
     expect(urls).toEqual(['amqp://injected:secret@example.invalid']);
     await queue.close();
   });

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import type { GetMessage } from 'amqplib';
+
 import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobQueue, Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
 import { RabbitMqConnection } from './rabbitmq.connection';
@@ -7,11 +9,11 @@ import { ATTEMPTS_HEADER, RabbitMqJobConsumer, resolveConsumeOptions } from './r
 import {
   consoleLogger,
   errorMessage,
-  rabbitmqOptionsSchema,
-  validateRabbitMqOptions,
   type RabbitMqDeps,
   type RabbitMqLogger,
   type RabbitMqOptions,
+  rabbitmqOptionsSchema,
+  validateRabbitMqOptions,
 } from './rabbitmq.options';
 import { ConfirmPublisher } from './rabbitmq.publisher';
 import { JobTopology } from './rabbitmq.topology';

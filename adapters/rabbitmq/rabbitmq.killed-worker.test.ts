@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RabbitMqJobQueue } from './rabbitmq.job-queue';
-import { applyEffectOnce } from './test-fixtures/idempotent-sink';
-import { AMQP_URL, deleteTopology, describeReal, messageCount, quietLogger, uniquePrefix } from './test-fixtures/broker';
+
 import { waitFor } from '../../test/conformance/job-queue.conformance';
+import { RabbitMqJobQueue } from './rabbitmq.job-queue';
+import { AMQP_URL, deleteTopology, describeReal, messageCount, quietLogger, uniquePrefix } from './test-fixtures/broker';
+import { applyEffectOnce } from './test-fixtures/idempotent-sink';
 
 const readLines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
 
@@ -58,7 +59,11 @@ describeReal('RabbitMqJobQueue: a worker killed mid-job', () => {
     });
     await waitFor(() => completed.length === 2);
 
-    expect(readLines(started).map((l) => l.split(' ')[0]).sort()).toEqual(['crash-after-effect', 'crash-before-effect']);
+    expect(
+      readLines(started)
+        .map((l) => l.split(' ')[0])
+        .sort(),
+    ).toEqual(['crash-after-effect', 'crash-before-effect']);
     expect(completed.map((c) => c.id).sort()).toEqual(['crash-after-effect', 'crash-before-effect']);
     // Redelivery counts as a second delivery.
     expect(completed.every((c) => c.attempt === 2)).toBe(true);

@@ -1,5 +1,6 @@
 import Ajv from 'ajv';
 import type { ChannelModel } from 'amqplib';
+
 import type { Clock } from '../../core/ports/clock';
 import { DomainError } from '../../core/shared/errors';
 

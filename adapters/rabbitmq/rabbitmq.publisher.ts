@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Channel, ConfirmChannel, Message, Options } from 'amqplib';
+
 import { DomainError } from '../../core/shared/errors';
 import type { RabbitMqConnection } from './rabbitmq.connection';
 import { errorMessage } from './rabbitmq.options';

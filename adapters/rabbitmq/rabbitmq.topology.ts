@@ -1,4 +1,5 @@
 import type { Channel } from 'amqplib';
+
 import { DomainError } from '../../core/shared/errors';
 import type { Declaration } from './rabbitmq.publisher';
 

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+
 import { Redis } from 'ioredis';
-import { RedisRateLimitStore, type RateLimitRedisClient } from './redis.rate-limit-store';
+
 import { rateLimitStoreConformance } from '../../test/conformance/rate-limit-store.conformance';
+import { type RateLimitRedisClient, RedisRateLimitStore } from './redis.rate-limit-store';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const real = process.env.TEST_REAL_SERVICES === '1';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
 import { DomainError } from '../../core/shared/errors';
 

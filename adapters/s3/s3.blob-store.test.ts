@@ -1,15 +1,11 @@
-import {
-  DeleteObjectsCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
-import Ajv from 'ajv';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+
+import { DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import Ajv from 'ajv';
+
 import { DomainError } from '../../core/shared/errors';
 import { blobStoreConformance } from '../../test/conformance/blob-store.conformance';
 import { S3BlobStore, s3BlobStoreOptionsSchema } from './s3.blob-store';

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+
 import {
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -8,7 +10,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import { Readable } from 'node:stream';
+
 import type { BlobObject, BlobStore } from '../../core/ports/blob-store';
 import { DomainError } from '../../core/shared/errors';
 
@@ -186,9 +188,7 @@ function clientConfig(o: S3BlobStoreOptions): S3ClientConfig {
     region: o.region,
     ...(o.endpoint ? { endpoint: o.endpoint } : {}),
     ...(o.forcePathStyle !== undefined ? { forcePathStyle: o.forcePathStyle } : {}),
-    ...(o.accessKeyId && o.secretAccessKey
-      ? { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } }
-      : {}),
+    ...(o.accessKeyId && o.secretAccessKey ? { credentials: { accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey } } : {}),
   };
 }
 

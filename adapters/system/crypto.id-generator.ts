@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+
 import type { IdGenerator } from '../../core/ports/id-generator';
 
 export class CryptoIdGenerator implements IdGenerator {

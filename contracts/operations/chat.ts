@@ -5,7 +5,10 @@ const tags = ['chat'];
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
 const id = { type: 'string', maxLength: 100 };
 const convParams = obj({ id, convId: id });
-const chatResponses = { '200': { description: s.CHAT_SSE_DESCRIPTION, schema: s.chatResponse }, ...errors(400, 401, 402, 403, 404, 429, 502, 503) };
+const chatResponses = {
+  '200': { description: s.CHAT_SSE_DESCRIPTION, schema: s.chatResponse },
+  ...errors(400, 401, 402, 403, 404, 429, 502, 503),
+};
 
 export const chatOperations = [
   op({
@@ -20,23 +23,44 @@ export const chatOperations = [
     body: s.chatBody,
     responses: chatResponses,
   }),
-  op({ operationId: 'previewChat', method: 'post', path: '/api/bots/:id/preview-chat', summary: 'Same as chat, with the draft prompt configuration (conversations it starts have platform preview)', tags, auth: 'user', params: obj({ id }), body: s.chatBody, responses: chatResponses }),
+  op({
+    operationId: 'previewChat',
+    method: 'post',
+    path: '/api/bots/:id/preview-chat',
+    summary: 'Same as chat, with the draft prompt configuration (conversations it starts have platform preview)',
+    tags,
+    auth: 'user',
+    params: obj({ id }),
+    body: s.chatBody,
+    responses: chatResponses,
+  }),
   op({
     operationId: 'createConversation',
     method: 'post',
     path: '/api/bots/:id/conversations',
-    summary: 'Start a conversation (permission use) with variables and optionally a context token (sensitive variables). welcomeMessage: null without a welcome section; fixed: the rendered content; generated: the model output (billed as welcome_message).',
+    summary:
+      'Start a conversation (permission use) with variables and optionally a context token (sensitive variables). welcomeMessage: null without a welcome section; fixed: the rendered content; generated: the model output (billed as welcome_message).',
     tags,
     auth: 'user',
     params: obj({ id }),
     body: s.newConversationBody,
-    responses: { '201': { description: 'Created', schema: obj({ success: { const: true }, data: obj({ conversationId: { type: 'string', format: 'uuid' }, welcomeMessage: { type: ['string', 'null'] } }) }) }, ...errors(400, 401, 402, 403, 404, 503) },
+    responses: {
+      '201': {
+        description: 'Created',
+        schema: obj({
+          success: { const: true },
+          data: obj({ conversationId: { type: 'string', format: 'uuid' }, welcomeMessage: { type: ['string', 'null'] } }),
+        }),
+      },
+      ...errors(400, 401, 402, 403, 404, 503),
+    },
   }),
   op({
     operationId: 'listConversations',
     method: 'get',
     path: '/api/conversations',
-    summary: "Conversations of the active organization, newest activity first. userId defaults to the caller; another member's needs owner or admin (403).",
+    summary:
+      "Conversations of the active organization, newest activity first. userId defaults to the caller; another member's needs owner or admin (403).",
     tags,
     auth: 'user',
     query: {
@@ -50,29 +74,73 @@ export const chatOperations = [
       },
     },
     responses: {
-      '200': { description: 'Conversations', schema: obj({ conversations: { type: 'array', items: s.conversationSchema }, pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, hasMore: { type: 'boolean' } }) }) },
+      '200': {
+        description: 'Conversations',
+        schema: obj({
+          conversations: { type: 'array', items: s.conversationSchema },
+          pagination: obj({
+            limit: { type: 'integer' },
+            offset: { type: 'integer' },
+            total: { type: 'integer' },
+            hasMore: { type: 'boolean' },
+          }),
+        }),
+      },
       ...errors(400, 401, 403),
     },
   }),
-  op({ operationId: 'getConversation', method: 'get', path: '/api/conversations/:id', summary: "A conversation with its metadata (own conversations; owners and admins: any of the organization's); sensitive variables are never returned", tags, auth: 'user', params: obj({ id }), responses: { '200': { description: 'Conversation', schema: obj({ conversation: s.conversationSchema }) }, ...errors(401, 403, 404) } }),
-  op({ operationId: 'listConversationMessages', method: 'get', path: '/api/conversations/:id/messages', summary: 'Every message of the conversation, oldest first, with sources and usage', tags, auth: 'user', params: obj({ id }), responses: { '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: s.messageSchema } }) }, ...errors(401, 403, 404) } }),
+  op({
+    operationId: 'getConversation',
+    method: 'get',
+    path: '/api/conversations/:id',
+    summary:
+      "A conversation with its metadata (own conversations; owners and admins: any of the organization's); sensitive variables are never returned",
+    tags,
+    auth: 'user',
+    params: obj({ id }),
+    responses: { '200': { description: 'Conversation', schema: obj({ conversation: s.conversationSchema }) }, ...errors(401, 403, 404) },
+  }),
+  op({
+    operationId: 'listConversationMessages',
+    method: 'get',
+    path: '/api/conversations/:id/messages',
+    summary: 'Every message of the conversation, oldest first, with sources and usage',
+    tags,
+    auth: 'user',
+    params: obj({ id }),
+    responses: {
+      '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: s.messageSchema } }) },
+      ...errors(401, 403, 404),
+    },
+  }),
   op({
     operationId: 'setConversationVariables',
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/variables',
-    summary: 'Merge server-side variables into the conversation: {variables: {name: value}, sensitive: ["name"]}. Sensitive variables are usable in prompts ({{user.name}}) and never returned; null removes a variable (permission use).',
+    summary:
+      'Merge server-side variables into the conversation: {variables: {name: value}, sensitive: ["name"]}. Sensitive variables are usable in prompts ({{user.name}}) and never returned; null removes a variable (permission use).',
     tags,
     auth: 'user',
     params: convParams,
     body: s.variablesBody,
     responses: { '200': { description: 'Variables after the merge', schema: s.variablesResponse }, ...errors(400, 401, 403, 404) },
   }),
-  op({ operationId: 'getConversationVariables', method: 'get', path: '/api/bots/:id/conversations/:convId/variables', summary: 'The conversation variables without the sensitive ones (their names only)', tags, auth: 'user', params: convParams, responses: { '200': { description: 'Variables', schema: s.variablesResponse }, ...errors(401, 403, 404) } }),
+  op({
+    operationId: 'getConversationVariables',
+    method: 'get',
+    path: '/api/bots/:id/conversations/:convId/variables',
+    summary: 'The conversation variables without the sensitive ones (their names only)',
+    tags,
+    auth: 'user',
+    params: convParams,
+    responses: { '200': { description: 'Variables', schema: s.variablesResponse }, ...errors(401, 403, 404) },
+  }),
   op({
     operationId: 'createContextToken',
     method: 'post',
     path: '/api/bots/:id/context-token',
-    summary: 'A signed (HMAC-SHA256), encrypted (AES-256-GCM) token carrying sensitive variables for this agent, with an expiry; pass it as context_token when creating a conversation (altered or expired: 400).',
+    summary:
+      'A signed (HMAC-SHA256), encrypted (AES-256-GCM) token carrying sensitive variables for this agent, with an expiry; pass it as context_token when creating a conversation (altered or expired: 400).',
     tags,
     auth: 'user',
     params: obj({ id }),

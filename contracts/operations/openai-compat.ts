@@ -7,7 +7,10 @@ const message = {
   required: ['role'],
   properties: {
     role: { enum: ['system', 'developer', 'user', 'assistant', 'tool'] },
-    content: { type: ['string', 'array', 'null'], items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } } },
+    content: {
+      type: ['string', 'array', 'null'],
+      items: { type: 'object', properties: { type: { type: 'string' }, text: { type: 'string' } } },
+    },
   },
 };
 
@@ -17,7 +20,7 @@ export const openAiCompatOperations = [
     method: 'post',
     path: '/v1/chat/completions',
     summary:
-      'OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key\'s organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat.',
+      "OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat.",
     tags,
     auth: 'apiKey',
     scope: 'agents:write',
@@ -35,7 +38,10 @@ export const openAiCompatOperations = [
         user: { type: 'string' },
       },
     },
-    responses: { '200': { description: 'chat.completion, or an SSE stream of chat.completion.chunk' , schema: { type: 'object' } }, ...errors(400, 401, 402, 403, 404, 429, 502, 503) },
+    responses: {
+      '200': { description: 'chat.completion, or an SSE stream of chat.completion.chunk', schema: { type: 'object' } },
+      ...errors(400, 401, 402, 403, 404, 429, 502, 503),
+    },
   }),
   op({
     operationId: 'openAiListModels',
@@ -45,6 +51,16 @@ export const openAiCompatOperations = [
     tags,
     auth: 'apiKey',
     scope: 'agents:write',
-    responses: { '200': { description: 'Models', schema: { type: 'object', required: ['object', 'data'], properties: { object: { const: 'list' }, data: { type: 'array', items: { type: 'object' } } } } }, ...errors(401, 403) },
+    responses: {
+      '200': {
+        description: 'Models',
+        schema: {
+          type: 'object',
+          required: ['object', 'data'],
+          properties: { object: { const: 'list' }, data: { type: 'array', items: { type: 'object' } } },
+        },
+      },
+      ...errors(401, 403),
+    },
   }),
 ];

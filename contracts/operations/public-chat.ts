@@ -4,7 +4,7 @@
  * bearer token, when sent, is verified by the gateway and unlocks restricted agents for members of the agent's
  * organization.
  */
-import { errors, op, type JsonSchema } from '../operation';
+import { errors, type JsonSchema, op } from '../operation';
 import { usageSchema } from '../schemas/chat';
 
 const tags = ['public chat'];
@@ -19,24 +19,35 @@ const visitorQuery = obj({ anonymousId });
 const page = (limit: number) => ({
   type: 'object',
   required: ['anonymousId'],
-  properties: { anonymousId, limit: { type: 'integer', minimum: 1, maximum: 100, default: limit }, offset: { type: 'integer', minimum: 0, default: 0 } },
+  properties: {
+    anonymousId,
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: limit },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  },
 });
 
 const RESTRICTED =
   'Published, distributed agents only. Restricted agents (require_org_membership, or any allowed_group_ids; there is no group model yet, so groups mean "members of the organization") are served only to a verified bearer token of a member of the agent\'s organization; everyone else gets 404, as for an unknown slug, so their existence is not revealed.';
-const RATE_LIMITED = '429 rate limited with Retry-After (seconds) past the per-anonymousId or per-IP limit (PUBLIC_CHAT_PER_MINUTE, PUBLIC_CHAT_PER_IP_PER_MINUTE, PUBLIC_UPLOADS_PER_MINUTE, PUBLIC_UPLOADS_PER_IP_PER_MINUTE; window 60 s).';
+const RATE_LIMITED =
+  '429 rate limited with Retry-After (seconds) past the per-anonymousId or per-IP limit (PUBLIC_CHAT_PER_MINUTE, PUBLIC_CHAT_PER_IP_PER_MINUTE, PUBLIC_UPLOADS_PER_MINUTE, PUBLIC_UPLOADS_PER_IP_PER_MINUTE; window 60 s).';
 
 export const attachmentSchema: JsonSchema = {
   type: 'object',
   required: ['id', 'fileType', 'originalFilename', 'fileSizeBytes', 'contentType', 'processingStatus', 'createdAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
-    accessToken: { type: 'string', description: 'Per-upload secret, returned only by the upload (only its hash is stored). Send it with the id in chat attachments.' },
+    accessToken: {
+      type: 'string',
+      description: 'Per-upload secret, returned only by the upload (only its hash is stored). Send it with the id in chat attachments.',
+    },
     fileType: { enum: ['image', 'pdf', 'text', 'audio', 'video'] },
     originalFilename: { type: 'string' },
     fileSizeBytes: { type: 'integer' },
     contentType: { type: 'string', description: 'Detected MIME type' },
-    processingStatus: { enum: ['pending', 'processing', 'completed', 'failed'], description: 'Text extraction: small text files are extracted during the upload (completed); other files are queued (pending)' },
+    processingStatus: {
+      enum: ['pending', 'processing', 'completed', 'failed'],
+      description: 'Text extraction: small text files are extracted during the upload (completed); other files are queued (pending)',
+    },
     createdAt: { type: 'string' },
   },
 };
@@ -53,7 +64,13 @@ const publicAgentSchema: JsonSchema = obj({
   multimodalConfig: { type: ['object', 'null'] },
   modelInputModalities: { type: 'array', items: { type: 'string' } },
   restricted: { type: 'boolean', description: 'Served only to members of the organization' },
-  welcome: { type: ['object', 'null'], properties: { mode: { enum: ['fixed', 'generated'] }, message: { type: ['string', 'null'], description: 'Fixed welcome rendered without conversation variables; null for generated' } } },
+  welcome: {
+    type: ['object', 'null'],
+    properties: {
+      mode: { enum: ['fixed', 'generated'] },
+      message: { type: ['string', 'null'], description: 'Fixed welcome rendered without conversation variables; null for generated' },
+    },
+  },
   publishedAt: { type: ['string', 'null'] },
 });
 
@@ -74,7 +91,11 @@ const publicMessageSchema: JsonSchema = {
     content: { type: 'string' },
     createdAt: { type: 'string' },
     attachments: { type: 'array', items: obj({ id: { type: 'string' }, filename: { type: 'string' }, contentType: { type: 'string' } }) },
-    operator: { type: 'object', properties: { displayName: { type: 'string' } }, description: 'Present on messages a human operator wrote' },
+    operator: {
+      type: 'object',
+      properties: { displayName: { type: 'string' } },
+      description: 'Present on messages a human operator wrote',
+    },
   },
 };
 
@@ -83,14 +104,15 @@ const publicChatBody: JsonSchema = {
   required: ['message', 'conversationId', 'anonymousId'],
   properties: {
     message: { type: 'string', minLength: 1, maxLength: 10000 },
-    conversationId: { ...id, description: 'From POST .../conversations; another visitor\'s or agent\'s: 404' },
+    conversationId: { ...id, description: "From POST .../conversations; another visitor's or agent's: 404" },
     anonymousId,
     stream: { type: 'boolean', default: false, description: 'SSE answer when the agent has streamingEnabled (else JSON)' },
     attachments: {
       type: 'array',
       maxItems: 5,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
-      description: 'Uploaded attachments of this visitor; 403 when the agent has file uploads disabled; unknown id, wrong token or another visitor\'s: 400; text still being extracted: 409 (retry shortly)',
+      description:
+        "Uploaded attachments of this visitor; 403 when the agent has file uploads disabled; unknown id, wrong token or another visitor's: 400; text still being extracted: 409 (retry shortly)",
     },
   },
 };
@@ -102,14 +124,30 @@ const operatorEventBody: JsonSchema = {
   type: 'object',
   required: ['type'],
   properties: {
-    type: { enum: ['operator.joined', 'operator.left', 'operator.typing', 'operator.message', 'conversation.takeover', 'conversation.released'] },
-    message: { type: 'string', minLength: 1, maxLength: 10000, description: 'Required for operator.message; saved to the conversation as an assistant message with the operator\'s name' },
+    type: {
+      enum: ['operator.joined', 'operator.left', 'operator.typing', 'operator.message', 'conversation.takeover', 'conversation.released'],
+    },
+    message: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 10000,
+      description: "Required for operator.message; saved to the conversation as an assistant message with the operator's name",
+    },
     typing: { type: 'boolean', default: true, description: 'operator.typing: false clears the indicator' },
   },
 };
 
 export const publicChatOperations = [
-  op({ operationId: 'getPublicAgent', method: 'get', path: '/api/public/agents/:slug', summary: `The public view of a distributed agent (optional bearer token). ${RESTRICTED}`, tags, auth: 'public', params: slugParams, responses: { '200': { description: 'Public agent', schema: publicAgentSchema }, ...errors(401, 404) } }),
+  op({
+    operationId: 'getPublicAgent',
+    method: 'get',
+    path: '/api/public/agents/:slug',
+    summary: `The public view of a distributed agent (optional bearer token). ${RESTRICTED}`,
+    tags,
+    auth: 'public',
+    params: slugParams,
+    responses: { '200': { description: 'Public agent', schema: publicAgentSchema }, ...errors(401, 404) },
+  }),
   op({
     operationId: 'createPublicConversation',
     method: 'post',
@@ -119,7 +157,16 @@ export const publicChatOperations = [
     auth: 'public',
     params: slugParams,
     body: visitorQuery,
-    responses: { '200': { description: 'Started', schema: obj({ success: { const: true }, data: obj({ conversationId: { type: 'string', format: 'uuid' }, welcomeMessage: { type: ['string', 'null'] } }) }) }, ...errors(400, 401, 402, 404, 429, 503) },
+    responses: {
+      '200': {
+        description: 'Started',
+        schema: obj({
+          success: { const: true },
+          data: obj({ conversationId: { type: 'string', format: 'uuid' }, welcomeMessage: { type: ['string', 'null'] } }),
+        }),
+      },
+      ...errors(400, 401, 402, 404, 429, 503),
+    },
   }),
   op({
     operationId: 'listPublicConversations',
@@ -130,11 +177,58 @@ export const publicChatOperations = [
     auth: 'public',
     params: slugParams,
     query: page(20),
-    responses: { '200': { description: 'Conversations', schema: obj({ conversations: { type: 'array', items: publicConversationSchema }, pagination: obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' }, hasMore: { type: 'boolean' } }) }) }, ...errors(400, 401, 404) },
+    responses: {
+      '200': {
+        description: 'Conversations',
+        schema: obj({
+          conversations: { type: 'array', items: publicConversationSchema },
+          pagination: obj({
+            limit: { type: 'integer' },
+            offset: { type: 'integer' },
+            total: { type: 'integer' },
+            hasMore: { type: 'boolean' },
+          }),
+        }),
+      },
+      ...errors(400, 401, 404),
+    },
   }),
-  op({ operationId: 'listPublicConversationMessages', method: 'get', path: '/api/public/agents/:slug/conversations/:conversationId/messages', summary: 'Messages of one of the visitor\'s conversations, oldest first (no sources or costs); another visitor\'s: 404', tags, auth: 'public', params: convParams, query: page(50), responses: { '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: publicMessageSchema } }) }, ...errors(400, 401, 404) } }),
-  op({ operationId: 'renamePublicConversation', method: 'patch', path: '/api/public/agents/:slug/conversations/:conversationId', summary: 'Rename one of the visitor\'s conversations (title 1-80 characters)', tags, auth: 'public', params: convParams, body: obj({ anonymousId, title: { type: 'string', minLength: 1, maxLength: 80 } }), responses: { '200': { description: 'Renamed', schema: obj({ conversation: publicConversationSchema }) }, ...errors(400, 401, 404) } }),
-  op({ operationId: 'deletePublicConversation', method: 'delete', path: '/api/public/agents/:slug/conversations/:conversationId', summary: 'Delete one of the visitor\'s conversations (hidden from the visitor; kept by the organization)', tags, auth: 'public', params: convParams, query: visitorQuery, responses: { '200': { description: 'Deleted', schema: obj({ success: { const: true } }) }, ...errors(400, 401, 404) } }),
+  op({
+    operationId: 'listPublicConversationMessages',
+    method: 'get',
+    path: '/api/public/agents/:slug/conversations/:conversationId/messages',
+    summary: "Messages of one of the visitor's conversations, oldest first (no sources or costs); another visitor's: 404",
+    tags,
+    auth: 'public',
+    params: convParams,
+    query: page(50),
+    responses: {
+      '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: publicMessageSchema } }) },
+      ...errors(400, 401, 404),
+    },
+  }),
+  op({
+    operationId: 'renamePublicConversation',
+    method: 'patch',
+    path: '/api/public/agents/:slug/conversations/:conversationId',
+    summary: "Rename one of the visitor's conversations (title 1-80 characters)",
+    tags,
+    auth: 'public',
+    params: convParams,
+    body: obj({ anonymousId, title: { type: 'string', minLength: 1, maxLength: 80 } }),
+    responses: { '200': { description: 'Renamed', schema: obj({ conversation: publicConversationSchema }) }, ...errors(400, 401, 404) },
+  }),
+  op({
+    operationId: 'deletePublicConversation',
+    method: 'delete',
+    path: '/api/public/agents/:slug/conversations/:conversationId',
+    summary: "Delete one of the visitor's conversations (hidden from the visitor; kept by the organization)",
+    tags,
+    auth: 'public',
+    params: convParams,
+    query: visitorQuery,
+    responses: { '200': { description: 'Deleted', schema: obj({ success: { const: true } }) }, ...errors(400, 401, 404) },
+  }),
   op({
     operationId: 'publicChat',
     method: 'post',
@@ -146,7 +240,8 @@ export const publicChatOperations = [
     body: publicChatBody,
     responses: {
       '200': {
-        description: 'JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId"}` (no sources on the public surface); an error after the stream started is a final `data: {"error", "message", "code"}` frame.',
+        description:
+          'JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId"}` (no sources on the public surface); an error after the stream started is a final `data: {"error", "message", "code"}` frame.',
         schema: obj({ response: { type: 'string' }, conversationId: { type: 'string', format: 'uuid' }, usage: usageSchema }),
       },
       ...errors(400, 401, 402, 403, 404, 409, 429, 502, 503),
@@ -162,15 +257,43 @@ export const publicChatOperations = [
     params: slugParams,
     query: visitorQuery,
     body: 'multipart',
-    responses: { '200': { description: 'Stored', schema: obj({ attachment: attachmentSchema }) }, ...errors(400, 401, 403, 404, 413, 415, 429) },
+    responses: {
+      '200': { description: 'Stored', schema: obj({ attachment: attachmentSchema }) },
+      ...errors(400, 401, 403, 404, 413, 415, 429),
+    },
   }),
-  op({ operationId: 'getPublicAttachment', method: 'get', path: '/api/public/agents/:slug/attachments/:attachmentId', summary: 'One of the visitor\'s attachments (without its token), to follow processingStatus. Send the access token in the X-Attachment-Token header; wrong token, visitor or agent: 404', tags, auth: 'public', params: obj({ slug, attachmentId: id }), query: visitorQuery, responses: { '200': { description: 'Attachment', schema: obj({ attachment: attachmentSchema }) }, ...errors(400, 401, 404) } }),
-  op({ operationId: 'publicConversationEvents', method: 'get', path: '/api/public/agents/:slug/conversations/:conversationId/events', summary: 'Operator-presence events of one of the visitor\'s conversations (SSE); another visitor\'s: 404', tags, auth: 'public', params: convParams, query: visitorQuery, responses: { '200': { description: PRESENCE_DESCRIPTION, contentType: 'text/event-stream', schema: { type: 'string' } }, ...errors(400, 401, 404) } }),
+  op({
+    operationId: 'getPublicAttachment',
+    method: 'get',
+    path: '/api/public/agents/:slug/attachments/:attachmentId',
+    summary:
+      "One of the visitor's attachments (without its token), to follow processingStatus. Send the access token in the X-Attachment-Token header; wrong token, visitor or agent: 404",
+    tags,
+    auth: 'public',
+    params: obj({ slug, attachmentId: id }),
+    query: visitorQuery,
+    responses: { '200': { description: 'Attachment', schema: obj({ attachment: attachmentSchema }) }, ...errors(400, 401, 404) },
+  }),
+  op({
+    operationId: 'publicConversationEvents',
+    method: 'get',
+    path: '/api/public/agents/:slug/conversations/:conversationId/events',
+    summary: "Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404",
+    tags,
+    auth: 'public',
+    params: convParams,
+    query: visitorQuery,
+    responses: {
+      '200': { description: PRESENCE_DESCRIPTION, contentType: 'text/event-stream', schema: { type: 'string' } },
+      ...errors(400, 401, 404),
+    },
+  }),
   op({
     operationId: 'publishOperatorEvent',
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/operator-events',
-    summary: 'A human operator (permission use on the agent) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events',
+    summary:
+      'A human operator (permission use on the agent) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events',
     tags,
     auth: 'user',
     params: obj({ id, convId: id }),

@@ -6,7 +6,8 @@ const nullableString = { type: ['string', 'null'] };
 const kbParams = obj({ id: { type: 'string' } });
 const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
 
-const sourceTypeNote = 'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';
+const sourceTypeNote =
+  'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';
 
 export const sourceSchema = obj(
   {
@@ -25,7 +26,20 @@ export const sourceSchema = obj(
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
   },
-  ['id', 'knowledgeBaseId', 'url', 'sourceType', 'options', 'syncEnabled', 'syncFrequencyMinutes', 'lastSyncedAt', 'nextSyncAt', 'syncHealth', 'lastSyncError', 'itemCount'],
+  [
+    'id',
+    'knowledgeBaseId',
+    'url',
+    'sourceType',
+    'options',
+    'syncEnabled',
+    'syncFrequencyMinutes',
+    'lastSyncedAt',
+    'nextSyncAt',
+    'syncHealth',
+    'lastSyncError',
+    'itemCount',
+  ],
 );
 
 export const addSourceBody = {
@@ -66,7 +80,13 @@ export const sourceOperations = [
     auth: 'user',
     params: kbParams,
     body: addSourceBody,
-    responses: { '201': { description: 'Source added, sync queued', schema: obj({ source: sourceSchema, jobId: { type: 'string' }, message: { type: 'string' } }) }, ...errors(400, 401, 403, 404, 502, 503) },
+    responses: {
+      '201': {
+        description: 'Source added, sync queued',
+        schema: obj({ source: sourceSchema, jobId: { type: 'string' }, message: { type: 'string' } }),
+      },
+      ...errors(400, 401, 403, 404, 502, 503),
+    },
   }),
   op({
     operationId: 'listKnowledgeSources',
@@ -76,7 +96,10 @@ export const sourceOperations = [
     tags,
     auth: 'user',
     params: kbParams,
-    responses: { '200': { description: 'Sources', schema: obj({ sources: { type: 'array', items: sourceSchema }, count: { type: 'integer' } }) }, ...errors(401, 403, 404) },
+    responses: {
+      '200': { description: 'Sources', schema: obj({ sources: { type: 'array', items: sourceSchema }, count: { type: 'integer' } }) },
+      ...errors(401, 403, 404),
+    },
   }),
   op({
     operationId: 'syncKnowledgeSource',
@@ -86,7 +109,13 @@ export const sourceOperations = [
     tags,
     auth: 'user',
     params: sourceParams,
-    responses: { '200': { description: 'Sync queued', schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, jobId: { type: 'string' } }) }, ...errors(401, 403, 404) },
+    responses: {
+      '200': {
+        description: 'Sync queued',
+        schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, jobId: { type: 'string' } }),
+      },
+      ...errors(401, 403, 404),
+    },
   }),
   op({
     operationId: 'deleteKnowledgeSource',
@@ -97,7 +126,15 @@ export const sourceOperations = [
     auth: 'user',
     params: sourceParams,
     responses: {
-      '200': { description: 'Deleted', schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, documentsDeleted: { type: 'integer' }, chunksDeleted: { type: 'integer' } }) },
+      '200': {
+        description: 'Deleted',
+        schema: obj({
+          message: { type: 'string' },
+          sourceId: { type: 'string' },
+          documentsDeleted: { type: 'integer' },
+          chunksDeleted: { type: 'integer' },
+        }),
+      },
       ...errors(401, 403, 404),
     },
   }),
@@ -117,10 +154,21 @@ export const sourceOperations = [
           type: 'array',
           minItems: 1,
           maxItems: 10,
-          items: { type: 'object', required: ['url', 'sourceType'], additionalProperties: false, properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, sourceType: { type: 'string', minLength: 1, maxLength: 40, description: sourceTypeNote } } },
+          items: {
+            type: 'object',
+            required: ['url', 'sourceType'],
+            additionalProperties: false,
+            properties: {
+              url: { type: 'string', minLength: 1, maxLength: 2048 },
+              sourceType: { type: 'string', minLength: 1, maxLength: 40, description: sourceTypeNote },
+            },
+          },
         },
       },
     },
-    responses: { '200': { description: 'One result per URL, in request order', schema: obj({ results: { type: 'array', items: lightScrapeResult } }) }, ...errors(400, 401) },
+    responses: {
+      '200': { description: 'One result per URL, in request order', schema: obj({ results: { type: 'array', items: lightScrapeResult } }) },
+      ...errors(400, 401),
+    },
   }),
 ];

@@ -22,7 +22,11 @@ const multimodalConfig = {
 const tool = {
   type: 'object',
   required: ['toolDefinitionId', 'isEnabled'],
-  properties: { toolDefinitionId: { type: 'string', minLength: 1, maxLength: 200 }, isEnabled: { type: 'boolean' }, config: { type: 'object' } },
+  properties: {
+    toolDefinitionId: { type: 'string', minLength: 1, maxLength: 200 },
+    isEnabled: { type: 'boolean' },
+    config: { type: 'object' },
+  },
 };
 
 /** Spec 2.3 fields; on update all optional and only supplied fields change. */
@@ -35,7 +39,8 @@ const agentFields = {
     type: 'array',
     maxItems: 100,
     items: { type: 'string', maxLength: 100 },
-    description: 'Knowledge base ids (UUIDs). Missing, of another organization or not editable by the caller: 400 invalid_knowledge_base_ids. On update the whole set is replaced; [] unlinks all.',
+    description:
+      'Knowledge base ids (UUIDs). Missing, of another organization or not editable by the caller: 400 invalid_knowledge_base_ids. On update the whole set is replaced; [] unlinks all.',
   },
   isDraft: { type: 'boolean', description: 'false (the default on create) makes the agent live and needs a ready knowledge base' },
   streamingEnabled: { type: 'boolean' },
@@ -45,7 +50,11 @@ const agentFields = {
   multimodalConfig: nullable(multimodalConfig),
   tools: { type: 'array', maxItems: 100, items: tool },
   templateVariables: { type: 'array', maxItems: 200, items: { type: 'object' } },
-  notes: { type: 'string', maxLength: 5000, description: 'Notes of the version snapshot this change creates (auto-generated when omitted)' },
+  notes: {
+    type: 'string',
+    maxLength: 5000,
+    description: 'Notes of the version snapshot this change creates (auto-generated when omitted)',
+  },
 };
 
 export const createAgentBody: JsonSchema = {
@@ -58,7 +67,20 @@ export const updateAgentBody: JsonSchema = { type: 'object', properties: agentFi
 
 export const agentSchema: JsonSchema = {
   type: 'object',
-  required: ['id', 'name', 'description', 'model', 'organizationId', 'isDraft', 'status', 'streamingEnabled', 'fileUploadsEnabled', 'slug', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'name',
+    'description',
+    'model',
+    'organizationId',
+    'isDraft',
+    'status',
+    'streamingEnabled',
+    'fileUploadsEnabled',
+    'slug',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     name: { type: 'string' },
@@ -76,7 +98,13 @@ export const agentSchema: JsonSchema = {
     tools: { type: 'array', items: tool },
     templateVariables: { type: 'array', items: { type: 'object' } },
     slug: { type: ['string', 'null'], description: 'Public slug once distributed' },
-    distribution: nullable({ type: 'object', properties: { require_org_membership: { type: 'boolean' }, allowed_group_ids: { type: ['array', 'null'], items: { type: 'string' } } } }),
+    distribution: nullable({
+      type: 'object',
+      properties: {
+        require_org_membership: { type: 'boolean' },
+        allowed_group_ids: { type: ['array', 'null'], items: { type: 'string' } },
+      },
+    }),
     reviewFeedback: { type: ['string', 'null'] },
     submittedAt: timestamp,
     reviewedAt: timestamp,
@@ -115,7 +143,11 @@ export const agentDetailSchema: JsonSchema = {
             },
           },
         },
-        modelInputModalities: { type: 'array', items: { type: 'string' }, description: 'Input types the model accepts (text, image, audio, video, file)' },
+        modelInputModalities: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Input types the model accepts (text, image, audio, video, file)',
+        },
       },
     },
   ],
@@ -124,14 +156,28 @@ export const agentDetailSchema: JsonSchema = {
 export const versionSchema: JsonSchema = {
   type: 'object',
   required: ['version', 'changes', 'notes', 'createdAt', 'createdBy'],
-  properties: { id: { type: 'string' }, version: { type: 'integer' }, changes: { type: 'object' }, notes: { type: 'string' }, createdAt: { type: 'string' }, createdBy: { type: ['string', 'null'] } },
+  properties: {
+    id: { type: 'string' },
+    version: { type: 'integer' },
+    changes: { type: 'object' },
+    notes: { type: 'string' },
+    createdAt: { type: 'string' },
+    createdBy: { type: ['string', 'null'] },
+  },
 };
 
 const count = { type: 'integer', minimum: 0 };
 export const indexingStatusSchema: JsonSchema = {
   type: 'object',
   required: ['linkedKbCount', 'totalDocuments', 'indexedDocuments', 'failedDocuments', 'pendingDocuments', 'ready'],
-  properties: { linkedKbCount: count, totalDocuments: count, indexedDocuments: count, failedDocuments: count, pendingDocuments: count, ready: { type: 'boolean' } },
+  properties: {
+    linkedKbCount: count,
+    totalDocuments: count,
+    indexedDocuments: count,
+    failedDocuments: count,
+    pendingDocuments: count,
+    ready: { type: 'boolean' },
+  },
 };
 
 export const usageSchema: JsonSchema = {
@@ -155,22 +201,45 @@ export const draftStatusSchema: JsonSchema = {
     reviewedBy: { type: ['string', 'null'] },
     publishedAt: timestamp,
     knowledgeReady: { type: 'boolean' },
-    availableActions: { type: 'array', items: { enum: ['submit-review', 'approve', 'reject', 'publish'] }, description: 'Moves the caller may make now (knowledge readiness aside)' },
+    availableActions: {
+      type: 'array',
+      items: { enum: ['submit-review', 'approve', 'reject', 'publish'] },
+      description: 'Moves the caller may make now (knowledge readiness aside)',
+    },
   },
 };
 
 export const moveResponse = {
   description: 'Moved',
-  schema: { type: 'object', required: ['success', 'bot', 'status'], properties: { success: { const: true }, bot: agentSchema, status: { enum: [...AGENT_STATUSES] }, message: { type: 'string' } } },
+  schema: {
+    type: 'object',
+    required: ['success', 'bot', 'status'],
+    properties: { success: { const: true }, bot: agentSchema, status: { enum: [...AGENT_STATUSES] }, message: { type: 'string' } },
+  },
 };
 
 export const deleteImpactSchema: JsonSchema = {
   type: 'object',
   required: ['agent', 'publicLink', 'channels', 'conversationCount'],
   properties: {
-    agent: { type: 'object', required: ['id', 'name', 'status', 'organizationId'], properties: { id: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, organizationId: { type: 'string' } } },
+    agent: {
+      type: 'object',
+      required: ['id', 'name', 'status', 'organizationId'],
+      properties: { id: { type: 'string' }, name: { type: 'string' }, status: { type: 'string' }, organizationId: { type: 'string' } },
+    },
     publicLink: nullable({ type: 'object', required: ['slug'], properties: { slug: { type: 'string' } } }),
-    channels: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, type: { enum: ['whatsapp', 'whatsapp_business'] }, label: { type: 'string' }, isActive: { type: 'boolean' } } } },
+    channels: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          type: { enum: ['whatsapp', 'whatsapp_business'] },
+          label: { type: 'string' },
+          isActive: { type: 'boolean' },
+        },
+      },
+    },
     conversationCount: count,
   },
 };
@@ -178,15 +247,29 @@ export const deleteImpactSchema: JsonSchema = {
 const distribution = {
   type: 'object',
   required: ['require_org_membership', 'allowed_group_ids'],
-  properties: { require_org_membership: { type: 'boolean' }, allowed_group_ids: { type: ['array', 'null'], items: { type: 'string', format: 'uuid' } } },
+  properties: {
+    require_org_membership: { type: 'boolean' },
+    allowed_group_ids: { type: ['array', 'null'], items: { type: 'string', format: 'uuid' } },
+  },
 };
 
 export const distributionBody: JsonSchema = {
   type: 'object',
   properties: {
-    slug: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'URL-friendly, unique platform-wide; generated from the name when omitted (or kept when already set)' },
+    slug: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$',
+      description: 'URL-friendly, unique platform-wide; generated from the name when omitted (or kept when already set)',
+    },
     require_org_membership: { type: 'boolean' },
-    allowed_group_ids: { type: ['array', 'null'], maxItems: 100, items: { type: 'string', format: 'uuid' }, description: 'null or empty: every group' },
+    allowed_group_ids: {
+      type: ['array', 'null'],
+      maxItems: 100,
+      items: { type: 'string', format: 'uuid' },
+      description: 'null or empty: every group',
+    },
   },
 };
 
@@ -215,7 +298,14 @@ export const marketplaceAgentSchema: JsonSchema = {
 export const grantBody: JsonSchema = {
   type: 'object',
   required: ['permissions'],
-  properties: { permissions: { type: 'array', maxItems: 6, items: { enum: ['read', 'use', 'edit', 'update', 'delete', 'view_analytics'] }, description: '[] removes the grant' } },
+  properties: {
+    permissions: {
+      type: 'array',
+      maxItems: 6,
+      items: { enum: ['read', 'use', 'edit', 'update', 'delete', 'view_analytics'] },
+      description: '[] removes the grant',
+    },
+  },
 };
 
 export const grantSchema: JsonSchema = {
@@ -236,7 +326,11 @@ export const setupBody: JsonSchema = {
       minItems: 1,
       // More than 3 is refused by the use case with 400 too_many_sources; this cap only bounds the body.
       maxItems: 50,
-      items: { type: 'object', required: ['url', 'sourceType'], properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, sourceType: { type: 'string', minLength: 1, maxLength: 50 } } },
+      items: {
+        type: 'object',
+        required: ['url', 'sourceType'],
+        properties: { url: { type: 'string', minLength: 1, maxLength: 2048 }, sourceType: { type: 'string', minLength: 1, maxLength: 50 } },
+      },
     },
   },
 };

@@ -13,16 +13,25 @@ export const chatBody: JsonSchema = {
   required: ['message'],
   properties: {
     message: { type: 'string', minLength: 1, maxLength: 10000 },
-    conversationId: { type: 'string', maxLength: 100, description: 'Continue this conversation (a new one is created when omitted); another agent or organization: 404' },
+    conversationId: {
+      type: 'string',
+      maxLength: 100,
+      description: 'Continue this conversation (a new one is created when omitted); another agent or organization: 404',
+    },
     stream: { type: 'boolean', default: false, description: 'SSE answer, only when the agent has streamingEnabled (else JSON)' },
     variables: { ...variables, description: 'Merged into the conversation variables before the prompt is rendered' },
     attachments: {
       type: 'array',
       maxItems: 5,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
-      description: 'Uploaded attachments (their text is extracted into the context); the agent needs fileUploadsEnabled; unknown id or wrong token: 400',
+      description:
+        'Uploaded attachments (their text is extracted into the context); the agent needs fileUploadsEnabled; unknown id or wrong token: 400',
     },
-    includeVoice: { type: 'boolean', default: false, description: 'Adds voice {audioBase64, mimeType}; needs voiceEnabled and a configured speech provider (else 400)' },
+    includeVoice: {
+      type: 'boolean',
+      default: false,
+      description: 'Adds voice {audioBase64, mimeType}; needs voiceEnabled and a configured speech provider (else 400)',
+    },
     systemPrompt: { type: 'string', maxLength: 10000, description: 'Per-message system prompt override (rendered with the variables)' },
   },
 };
@@ -50,7 +59,11 @@ export const chatResponse: JsonSchema = {
     messageId: { type: 'string', format: 'uuid', description: 'The assistant message' },
     sources: { type: 'array', items: sourceSchema },
     usage: usageSchema,
-    voice: { type: ['object', 'null'], properties: { audioBase64: { type: 'string' }, mimeType: { type: 'string' } }, description: 'With includeVoice' },
+    voice: {
+      type: ['object', 'null'],
+      properties: { audioBase64: { type: 'string' }, mimeType: { type: 'string' } },
+      description: 'With includeVoice',
+    },
   },
 };
 
@@ -65,7 +78,11 @@ export const conversationSchema: JsonSchema = obj({
   platform: { type: 'string' },
   messageCount: { type: 'integer' },
   variables: { type: 'object', description: 'Non-sensitive variables only' },
-  sensitiveVariableNames: { type: 'array', items: { type: 'string' }, description: 'Names of sensitive variables (values are never returned)' },
+  sensitiveVariableNames: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Names of sensitive variables (values are never returned)',
+  },
   createdAt: { type: 'string' },
   updatedAt: { type: 'string' },
 });
@@ -84,7 +101,12 @@ export const newConversationBody: JsonSchema = {
   type: 'object',
   properties: {
     variables,
-    context_token: { type: 'string', maxLength: 100000, description: 'From POST /api/bots/:id/context-token; its variables become sensitive variables. Altered, expired or for another agent: 400' },
+    context_token: {
+      type: 'string',
+      maxLength: 100000,
+      description:
+        'From POST /api/bots/:id/context-token; its variables become sensitive variables. Altered, expired or for another agent: 400',
+    },
   },
 };
 
@@ -93,7 +115,13 @@ export const variablesBody: JsonSchema = {
   required: ['variables'],
   properties: {
     variables: { ...variables, description: 'name -> value, merged into the conversation store; null removes a variable' },
-    sensitive: { type: 'array', maxItems: 100, uniqueItems: true, items: { type: 'string' }, description: 'Names (keys of variables) to store as sensitive: usable in prompts, never returned' },
+    sensitive: {
+      type: 'array',
+      maxItems: 100,
+      uniqueItems: true,
+      items: { type: 'string' },
+      description: 'Names (keys of variables) to store as sensitive: usable in prompts, never returned',
+    },
   },
 };
 

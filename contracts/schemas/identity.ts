@@ -3,7 +3,12 @@ import type { JsonSchema } from '../operation';
 export const organizationClaimSchema: JsonSchema = {
   type: 'object',
   required: ['id', 'name', 'slug', 'role'],
-  properties: { id: { type: 'string', format: 'uuid' }, name: { type: 'string' }, slug: { type: 'string' }, role: { enum: ['owner', 'admin', 'editor', 'member', 'viewer'] } },
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    name: { type: 'string' },
+    slug: { type: 'string' },
+    role: { enum: ['owner', 'admin', 'editor', 'member', 'viewer'] },
+  },
 };
 
 export const userSchema: JsonSchema = {
@@ -27,7 +32,11 @@ export const sessionEnvelopeSchema: JsonSchema = {
   required: ['success', 'data'],
   properties: {
     success: { const: true },
-    data: { type: 'object', required: ['user', 'accessToken', 'refreshToken'], properties: { user: userSchema, accessToken: { type: 'string' }, refreshToken: { type: 'string' } } },
+    data: {
+      type: 'object',
+      required: ['user', 'accessToken', 'refreshToken'],
+      properties: { user: userSchema, accessToken: { type: 'string' }, refreshToken: { type: 'string' } },
+    },
   },
 };
 
@@ -50,8 +59,16 @@ export const loginBody: JsonSchema = {
   properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 } },
 };
 
-export const refreshBody: JsonSchema = { type: 'object', required: ['refreshToken'], properties: { refreshToken: { type: 'string', minLength: 1 } } };
-export const switchOrgBody: JsonSchema = { type: 'object', required: ['organizationId'], properties: { organizationId: { type: 'string', format: 'uuid' } } };
+export const refreshBody: JsonSchema = {
+  type: 'object',
+  required: ['refreshToken'],
+  properties: { refreshToken: { type: 'string', minLength: 1 } },
+};
+export const switchOrgBody: JsonSchema = {
+  type: 'object',
+  required: ['organizationId'],
+  properties: { organizationId: { type: 'string', format: 'uuid' } },
+};
 
 export const invitationSchema: JsonSchema = {
   type: 'object',
@@ -67,11 +84,20 @@ export const invitationSchema: JsonSchema = {
 };
 
 export const inviteBody: JsonSchema = { type: 'object', required: ['email', 'role'], properties: { email, role: { type: 'string' } } };
-export const acceptInvitationBody: JsonSchema = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1 } } };
+export const acceptInvitationBody: JsonSchema = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1 } },
+};
 export const memberSchema: JsonSchema = {
   type: 'object',
   required: ['userId', 'email', 'displayName', 'role'],
-  properties: { userId: { type: 'string', format: 'uuid' }, email: { type: 'string' }, displayName: { type: 'string' }, role: { type: 'string' } },
+  properties: {
+    userId: { type: 'string', format: 'uuid' },
+    email: { type: 'string' },
+    displayName: { type: 'string' },
+    role: { type: 'string' },
+  },
 };
 export const changeRoleBody: JsonSchema = { type: 'object', required: ['role'], properties: { role: { type: 'string' } } };
 export const seatsSchema: JsonSchema = {
@@ -95,5 +121,8 @@ export const apiKeySchema: JsonSchema = {
 export const createApiKeyBody: JsonSchema = {
   type: 'object',
   required: ['name', 'scopes'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 255 }, scopes: { type: 'array', items: { type: 'string' }, maxItems: 10 } },
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    scopes: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+  },
 };

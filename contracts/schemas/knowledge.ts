@@ -13,7 +13,10 @@ export const kbSettingsSchema: JsonSchema = {
     'a configured remote provider defaults to 3072); dimensions are fixed once documents exist. `chunking` {size 1000, overlap 200} in characters. Other keys are kept.',
   properties: {
     embedding: { type: 'object', properties: { model: { type: 'string' }, dimensions: { type: 'integer', minimum: 8, maximum: 4000 } } },
-    chunking: { type: 'object', properties: { size: { type: 'integer', minimum: 100, maximum: 8000 }, overlap: { type: 'integer', minimum: 0 } } },
+    chunking: {
+      type: 'object',
+      properties: { size: { type: 'integer', minimum: 100, maximum: 8000 }, overlap: { type: 'integer', minimum: 0 } },
+    },
   },
 };
 
@@ -61,11 +64,23 @@ export const linkBody: JsonSchema = {
   },
 };
 
-const failedSource = { type: 'object', required: ['sourceId', 'sourceUrl', 'lastSyncError'], properties: { sourceId: id, sourceUrl: { type: 'string' }, lastSyncError: { type: 'string' } } };
+const failedSource = {
+  type: 'object',
+  required: ['sourceId', 'sourceUrl', 'lastSyncError'],
+  properties: { sourceId: id, sourceUrl: { type: 'string' }, lastSyncError: { type: 'string' } },
+};
 
 export const linkedKbSchema: JsonSchema = {
   type: 'object',
-  required: [...(knowledgeBaseSchema.required as string[]), 'permissions', 'priority', 'linked_at', 'syncHealth', 'failedSourceCount', 'failedSources'],
+  required: [
+    ...(knowledgeBaseSchema.required as string[]),
+    'permissions',
+    'priority',
+    'linked_at',
+    'syncHealth',
+    'failedSourceCount',
+    'failedSources',
+  ],
   properties: {
     ...(knowledgeBaseSchema.properties as object),
     permissions: { type: 'object' },
@@ -73,7 +88,10 @@ export const linkedKbSchema: JsonSchema = {
     linked_at: time,
     documentCount: { type: 'integer' },
     sourceCount: { type: 'integer' },
-    syncHealth: { enum: ['healthy', 'degraded', 'failing'], description: 'healthy: no source failing (or none); degraded: some; failing: all' },
+    syncHealth: {
+      enum: ['healthy', 'degraded', 'failing'],
+      description: 'healthy: no source failing (or none); degraded: some; failing: all',
+    },
     failedSourceCount: { type: 'integer' },
     failedSources: { type: 'array', items: failedSource },
   },
@@ -131,7 +149,10 @@ export const extractTextSchema: JsonSchema = {
     title: { type: 'string' },
     mimeType: { type: 'string' },
     kind: { type: 'string' },
-    images: { type: 'array', items: { type: 'object', properties: { ref: { type: 'string' }, mimeType: { type: 'string' }, description: { type: 'string' } } } },
+    images: {
+      type: 'array',
+      items: { type: 'object', properties: { ref: { type: 'string' }, mimeType: { type: 'string' }, description: { type: 'string' } } },
+    },
     metadata: { type: 'object' },
     characterCount: { type: 'integer' },
   },
@@ -147,7 +168,11 @@ export const searchBody: JsonSchema = {
       type: 'array',
       maxItems: 5,
       description: 'Described by the configured vision model and searched as text; 400 when none is configured',
-      items: { type: 'object', required: ['base64', 'mimeType'], properties: { base64: { type: 'string', minLength: 1 }, mimeType: { type: 'string', pattern: '^image/' } } },
+      items: {
+        type: 'object',
+        required: ['base64', 'mimeType'],
+        properties: { base64: { type: 'string', minLength: 1 }, mimeType: { type: 'string', pattern: '^image/' } },
+      },
     },
     files: {
       type: 'array',
@@ -179,7 +204,12 @@ export const searchResultSchema: JsonSchema = {
     metadata: {
       type: 'object',
       required: ['documentId', 'documentTitle', 'chunkIndex', 'embeddingType'],
-      properties: { documentId: id, documentTitle: { type: 'string' }, chunkIndex: { type: 'integer' }, embeddingType: { enum: ['text', 'image', 'video', 'audio', 'transcript'] } },
+      properties: {
+        documentId: id,
+        documentTitle: { type: 'string' },
+        chunkIndex: { type: 'integer' },
+        embeddingType: { enum: ['text', 'image', 'video', 'audio', 'transcript'] },
+      },
     },
     discoveryMethods: { type: 'array', items: { enum: ['semantic', 'image', 'graph'] } },
     relationshipPath: { type: 'array', description: 'Present only for results found through the knowledge graph' },
@@ -216,7 +246,13 @@ export const mapSchema: JsonSchema = {
       items: {
         type: 'object',
         required: ['documentId', 'title', 'summary', 'topics', 'chunkCount'],
-        properties: { documentId: id, title: { type: 'string' }, summary: { type: ['string', 'null'] }, topics: { type: 'array', items: { type: 'string' } }, chunkCount: { type: 'integer' } },
+        properties: {
+          documentId: id,
+          title: { type: 'string' },
+          summary: { type: ['string', 'null'] },
+          topics: { type: 'array', items: { type: 'string' } },
+          chunkCount: { type: 'integer' },
+        },
       },
     },
   },

@@ -7,8 +7,17 @@ export const sectionInput: JsonSchema = {
   type: 'object',
   required: ['promptType', 'mode'],
   properties: {
-    promptType: { type: 'string', minLength: 1, maxLength: 100, description: 'system, guardrail, welcome, persona, response_style, fallback, custom_tool_instructions' },
-    instanceRef: { type: ['string', 'null'], maxLength: 200, description: 'toolDefinitionId of an enabled tool, for custom_tool_instructions only' },
+    promptType: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'system, guardrail, welcome, persona, response_style, fallback, custom_tool_instructions',
+    },
+    instanceRef: {
+      type: ['string', 'null'],
+      maxLength: 200,
+      description: 'toolDefinitionId of an enabled tool, for custom_tool_instructions only',
+    },
     mode: { enum: ['fixed', 'generated'] },
     content: text(50000),
     prompt: text(50000),
@@ -25,7 +34,11 @@ export const saveBody: JsonSchema = {
   },
 };
 
-const versionRef = { type: 'object', required: ['id', 'versionMajor', 'versionMinor'], properties: { id: { type: 'string' }, versionMajor: { type: 'integer' }, versionMinor: { type: 'integer' } } };
+const versionRef = {
+  type: 'object',
+  required: ['id', 'versionMajor', 'versionMinor'],
+  properties: { id: { type: 'string' }, versionMajor: { type: 'integer' }, versionMinor: { type: 'integer' } },
+};
 
 export const liveSchema: JsonSchema = {
   type: ['object', 'null'],
@@ -55,13 +68,26 @@ export const versionItemSchema: JsonSchema = {
 export const sectionSchema: JsonSchema = {
   type: 'object',
   required: ['promptType', 'instanceRef', 'mode', 'content', 'prompt'],
-  properties: { promptType: { type: 'string' }, instanceRef: { type: ['string', 'null'] }, mode: { enum: ['fixed', 'generated'] }, content: { type: ['string', 'null'] }, prompt: { type: ['string', 'null'] } },
+  properties: {
+    promptType: { type: 'string' },
+    instanceRef: { type: ['string', 'null'] },
+    mode: { enum: ['fixed', 'generated'] },
+    content: { type: ['string', 'null'] },
+    prompt: { type: ['string', 'null'] },
+  },
 };
 
 export const saveResponse: JsonSchema = {
   type: 'object',
   required: ['version', 'published'],
-  properties: { version: { ...versionRef, required: [...versionRef.required, 'sectionCount'], properties: { ...versionRef.properties, sectionCount: { type: 'integer' } } }, published: { const: false } },
+  properties: {
+    version: {
+      ...versionRef,
+      required: [...versionRef.required, 'sectionCount'],
+      properties: { ...versionRef.properties, sectionCount: { type: 'integer' } },
+    },
+    published: { const: false },
+  },
 };
 
 export const publishResponse: JsonSchema = {

@@ -22,7 +22,13 @@ export const isReviewer = (actor: Actor) => hasOrgPermission(actor.orgRole, 'age
  * deleted, or another organization's agent: 404. Present but not permitted: 403. With `lock`, the row stays
  * locked until the surrounding transaction ends.
  */
-export async function loadAgent(repos: Repositories, actor: Actor, id: string, permission: ResourcePermission, options: { lock?: boolean } = {}): Promise<Agent> {
+export async function loadAgent(
+  repos: Repositories,
+  actor: Actor,
+  id: string,
+  permission: ResourcePermission,
+  options: { lock?: boolean } = {},
+): Promise<Agent> {
   const organizationId = activeOrganization(actor);
   if (!isUuid(id)) throw agentNotFound();
   const agent = options.lock ? await repos.agents.lockForUpdate(organizationId, id) : await repos.agents.findById(organizationId, id);

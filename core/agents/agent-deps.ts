@@ -1,6 +1,6 @@
+import type { Actor } from '../identity/actor';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { Actor } from '../identity/actor';
 import type { Store } from '../ports/store';
 
 /** One source of a setup request (DECISIONS "Agent setup with sources"). */

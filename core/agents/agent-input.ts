@@ -56,7 +56,6 @@ export function statusPatch(current: Agent, move: PublishingMove, result: MoveRe
   return patch;
 }
 
-
 /** Appends the next numbered version snapshot (spec 2.4); the caller holds the agent row lock. */
 export async function recordVersion(
   repos: Repositories,

@@ -9,7 +9,12 @@ import { isKnowledgeReady } from './knowledge-links';
  * Checks the knowledge bases an agent is to be linked to (spec 7 invalid_knowledge_base_ids): each must
  * exist, belong to the organization and be editable by the caller. Returns them deduplicated, in order.
  */
-export async function validateKnowledgeBaseIds(repos: Repositories, actor: Actor, organizationId: string, ids: string[]): Promise<string[]> {
+export async function validateKnowledgeBaseIds(
+  repos: Repositories,
+  actor: Actor,
+  organizationId: string,
+  ids: string[],
+): Promise<string[]> {
   const wanted = [...new Set(ids)];
   if (!wanted.length) return [];
   const malformed = wanted.filter((id) => !isUuid(id));
@@ -17,7 +22,9 @@ export async function validateKnowledgeBaseIds(repos: Repositories, actor: Actor
   const editable = new Set(found.filter((kb) => canOnResource(actor.orgRole, 'edit', kb.grants)).map((kb) => kb.id));
   const invalid = [...malformed, ...wanted.filter((id) => isUuid(id) && !editable.has(id))];
   if (invalid.length) {
-    throw new DomainError('INVALID_KNOWLEDGE_BASE_IDS', 'Some knowledge bases do not exist in this organization or you cannot edit them', { invalidIds: invalid });
+    throw new DomainError('INVALID_KNOWLEDGE_BASE_IDS', 'Some knowledge bases do not exist in this organization or you cannot edit them', {
+      invalidIds: invalid,
+    });
   }
   return wanted;
 }

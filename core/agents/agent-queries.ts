@@ -18,9 +18,15 @@ export async function listAgents(deps: AgentDeps, actor: Actor, page: PageReques
 export async function getAgent(deps: AgentDeps, actor: Actor, id: string) {
   const repos = deps.store.repos;
   const agent = await loadAgent(repos, actor, id, 'use');
-  const [knowledgeBases, modelModalities] = await Promise.all([repos.agentKnowledge.linkedKnowledgeBases(agent.id), modelInputModalities(repos, agent.model)]);
+  const [knowledgeBases, modelModalities] = await Promise.all([
+    repos.agentKnowledge.linkedKnowledgeBases(agent.id),
+    modelInputModalities(repos, agent.model),
+  ]);
   return {
-    ...toAgentView(agent, knowledgeBases.map((kb) => kb.id)),
+    ...toAgentView(
+      agent,
+      knowledgeBases.map((kb) => kb.id),
+    ),
     knowledgeBases: knowledgeBases.map((kb) => ({ ...kb })),
     modelInputModalities: modelModalities,
   };
@@ -57,7 +63,14 @@ export async function listAgentVersions(deps: AgentDeps, actor: Actor, id: strin
   const agent = await loadAgent(deps.store.repos, actor, id, 'read');
   const { items, total } = await deps.store.repos.agentVersions.list(agent.id, page);
   return {
-    versions: items.map((v) => ({ id: v.id, version: v.version, changes: v.changes, notes: v.notes, createdAt: v.createdAt, createdBy: v.createdBy })),
+    versions: items.map((v) => ({
+      id: v.id,
+      version: v.version,
+      changes: v.changes,
+      notes: v.notes,
+      createdAt: v.createdAt,
+      createdBy: v.createdBy,
+    })),
     total,
   };
 }

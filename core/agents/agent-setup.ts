@@ -2,8 +2,8 @@ import type { Actor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
 import { DomainError } from '../shared/errors';
 import type { AgentDeps, SetupSource } from './agent-deps';
-import { insertAgent } from './create-agent';
 import { toAgentView } from './agent-view';
+import { insertAgent } from './create-agent';
 
 export const MAX_SETUP_SOURCES = 3;
 
@@ -23,11 +23,16 @@ export async function setupAgent(deps: AgentDeps, actor: Actor, input: SetupInpu
   const organizationId = requireOrgPermission(actor, 'agents.create');
   requireOrgPermission(actor, 'knowledge_bases.create');
   if (input.sources.length > MAX_SETUP_SOURCES) {
-    throw new DomainError('TOO_MANY_SOURCES', `Agent setup takes at most ${MAX_SETUP_SOURCES} sources; add more to the knowledge base later`, { max: MAX_SETUP_SOURCES, given: input.sources.length });
+    throw new DomainError(
+      'TOO_MANY_SOURCES',
+      `Agent setup takes at most ${MAX_SETUP_SOURCES} sources; add more to the knowledge base later`,
+      { max: MAX_SETUP_SOURCES, given: input.sources.length },
+    );
   }
   if (!input.sources.length) throw new DomainError('VALIDATION', 'sources must hold at least one source');
   const createKnowledgeBase = deps.setup.createKnowledgeBase;
-  if (!createKnowledgeBase) throw new DomainError('NOT_CONFIGURED', 'Agent setup is not available: no knowledge base factory is configured');
+  if (!createKnowledgeBase)
+    throw new DomainError('NOT_CONFIGURED', 'Agent setup is not available: no knowledge base factory is configured');
   const { agent, knowledgeBase, knowledgeBaseIds } = await deps.store.transaction(async (repos) => {
     const knowledgeBase = await createKnowledgeBase(actor, { name: input.name, description: input.description ?? '' });
     const created = await insertAgent(deps, repos, actor, organizationId, {
@@ -40,6 +45,12 @@ export async function setupAgent(deps: AgentDeps, actor: Actor, input: SetupInpu
     });
     return { ...created, knowledgeBase };
   });
-  await deps.setup.ingestion.start({ organizationId, userId: actor.userId, knowledgeBaseId: knowledgeBase.id, agentId: agent.id, sources: input.sources });
+  await deps.setup.ingestion.start({
+    organizationId,
+    userId: actor.userId,
+    knowledgeBaseId: knowledgeBase.id,
+    agentId: agent.id,
+    sources: input.sources,
+  });
   return { success: true, bot: toAgentView(agent, knowledgeBaseIds), knowledgeBase };
 }

@@ -4,7 +4,7 @@ import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { Agent } from './agent';
 import type { AgentDeps } from './agent-deps';
-import { statusPatch, type AgentInput, recordVersion } from './agent-input';
+import { type AgentInput, recordVersion, statusPatch } from './agent-input';
 import { knowledgeReady, validateKnowledgeBaseIds } from './agent-knowledge';
 import { toAgentView } from './agent-view';
 import { applyMove } from './publishing-state';
@@ -16,7 +16,11 @@ export async function checkAgentPlanLimit(repos: Repositories, organizationId: s
   if (!org) throw new DomainError('NOT_FOUND', 'Organization not found');
   const count = await repos.agents.countLive(organizationId);
   if (count >= org.plan.agents) {
-    throw new DomainError('PLAN_LIMIT', `Your plan allows ${org.plan.agents} agents`, { limit: org.plan.agents, used: count, resource: 'agents' });
+    throw new DomainError('PLAN_LIMIT', `Your plan allows ${org.plan.agents} agents`, {
+      limit: org.plan.agents,
+      used: count,
+      resource: 'agents',
+    });
   }
 }
 
@@ -24,7 +28,13 @@ export async function checkAgentPlanLimit(repos: Repositories, organizationId: s
  * Inserts a new agent with its knowledge links and version 1, inside the caller's transaction. A non-draft
  * agent must pass the knowledge readiness rule (spec 3.2), else nothing is kept.
  */
-export async function insertAgent(deps: AgentDeps, repos: Repositories, actor: Actor, organizationId: string, input: AgentInput & { name: string }) {
+export async function insertAgent(
+  deps: AgentDeps,
+  repos: Repositories,
+  actor: Actor,
+  organizationId: string,
+  input: AgentInput & { name: string },
+) {
   await checkAgentPlanLimit(repos, organizationId);
   const knowledgeBaseIds = await validateKnowledgeBaseIds(repos, actor, organizationId, input.knowledgeBaseIds ?? []);
   const now = deps.clock.now().toISOString();

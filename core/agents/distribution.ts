@@ -1,6 +1,6 @@
 import type { Actor } from '../identity/actor';
-import type { PageRequest } from '../shared/pagination';
 import { DomainError } from '../shared/errors';
+import type { PageRequest } from '../shared/pagination';
 import { uniqueSlug } from '../shared/slug';
 import type { Agent, Distribution } from './agent';
 import { loadAgent } from './agent-access';
@@ -23,16 +23,23 @@ export async function publishDistribution(deps: AgentDeps, actor: Actor, id: str
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, id, 'edit', { lock: true });
     if (agent.status !== 'published') {
-      throw new DomainError('INVALID_STATE', `Only a published agent can be distributed (status is ${agent.status})`, { status: agent.status });
+      throw new DomainError('INVALID_STATE', `Only a published agent can be distributed (status is ${agent.status})`, {
+        status: agent.status,
+      });
     }
     let slug = agent.slug;
     if (input.slug !== undefined && input.slug !== agent.slug) {
       const wanted = input.slug.toLowerCase();
       if (!SLUG.test(wanted)) throw new DomainError('VALIDATION', 'slug must be lower-case letters, digits and single dashes');
-      if (wanted !== agent.slug && (await repos.agents.slugExists(wanted))) throw new DomainError('CONFLICT', `The slug ${wanted} is already taken`);
+      if (wanted !== agent.slug && (await repos.agents.slugExists(wanted)))
+        throw new DomainError('CONFLICT', `The slug ${wanted} is already taken`);
       slug = wanted;
     }
-    slug ??= await uniqueSlug(agent.name, (s) => repos.agents.slugExists(s), () => deps.ids.secret(8).replace(/[^a-z0-9]/gi, 'x'));
+    slug ??= await uniqueSlug(
+      agent.name,
+      (s) => repos.agents.slugExists(s),
+      () => deps.ids.secret(8).replace(/[^a-z0-9]/gi, 'x'),
+    );
     const groups = input.allowed_group_ids === undefined ? (agent.distribution?.allowed_group_ids ?? null) : input.allowed_group_ids;
     const distribution: Distribution = {
       require_org_membership: input.require_org_membership ?? agent.distribution?.require_org_membership ?? false,
@@ -59,5 +66,8 @@ const publicView = (a: Agent, url: string) => ({
 /** GET /marketplace/agents (no authentication): distributed published agents without membership or group restrictions. */
 export async function listMarketplace(deps: AgentDeps, page: PageRequest) {
   const { items, total } = await deps.store.repos.agents.listMarketplace(page);
-  return { agents: items.map((a) => publicView(a, deps.settings.publicAgentUrl(a.slug!))), pagination: { limit: page.limit, offset: page.offset, total } };
+  return {
+    agents: items.map((a) => publicView(a, deps.settings.publicAgentUrl(a.slug!))),
+    pagination: { limit: page.limit, offset: page.offset, total },
+  };
 }

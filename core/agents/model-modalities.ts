@@ -1,7 +1,19 @@
 import type { Repositories } from '../ports/repositories';
 
 // Model ids whose models take images as well as text, for models the catalogue does not list.
-const MULTIMODAL = [/gpt-4o/, /gpt-4\.1/, /gpt-4-turbo/, /gpt-5/, /\bo[134]\b/, /claude-(3|sonnet|opus|haiku)/, /gemini/, /vision/, /llava/, /pixtral/, /-vl\b/];
+const MULTIMODAL = [
+  /gpt-4o/,
+  /gpt-4\.1/,
+  /gpt-4-turbo/,
+  /gpt-5/,
+  /\bo[134]\b/,
+  /claude-(3|sonnet|opus|haiku)/,
+  /gemini/,
+  /vision/,
+  /llava/,
+  /pixtral/,
+  /-vl\b/,
+];
 
 /** Best guess from the model id alone: text, plus image for families known to be multimodal. */
 export function guessInputModalities(modelId: string): string[] {

@@ -20,7 +20,11 @@ describe('agent publishing state machine', () => {
   });
 
   it('rejects with feedback and lets the author resubmit', () => {
-    expect(applyMove('pending_review', 'reject', { ...admin, feedback: '  too vague ' })).toEqual({ status: 'rejected', isDraft: true, reviewFeedback: 'too vague' });
+    expect(applyMove('pending_review', 'reject', { ...admin, feedback: '  too vague ' })).toEqual({
+      status: 'rejected',
+      isDraft: true,
+      reviewFeedback: 'too vague',
+    });
     expect(code(() => applyMove('pending_review', 'reject', { ...admin, feedback: '   ' }))).toBe('VALIDATION');
     expect(applyMove('rejected', 'submit_review', member)).toEqual({ status: 'pending_review', isDraft: true });
     expect(applyMove('rejected', 'mark_draft', member)).toEqual({ status: 'draft', isDraft: true });
@@ -59,7 +63,8 @@ describe('agent publishing state machine', () => {
       ['rejected', 'approve'],
       ['pending_review', 'submit_review'],
     ];
-    for (const [from, move] of invalid) expect([from, move, code(() => applyMove(from, move, { ...admin, feedback: 'f' }))]).toEqual([from, move, 'INVALID_STATE']);
+    for (const [from, move] of invalid)
+      expect([from, move, code(() => applyMove(from, move, { ...admin, feedback: 'f' }))]).toEqual([from, move, 'INVALID_STATE']);
   });
 
   it('keeps isDraft consistent with the status', () => {

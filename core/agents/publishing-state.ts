@@ -56,7 +56,9 @@ export const isDraftStatus = (status: AgentStatus) => status !== 'published';
 
 /** The moves a caller could make from `status` (for draft-status), not counting knowledge readiness. */
 export function availableMoves(status: AgentStatus, reviewer: boolean): PublishingMove[] {
-  return (['submit_review', 'approve', 'reject', 'publish'] as const).filter((m) => allowedFrom(m, reviewer).includes(status) && (reviewer || !REVIEWER_ONLY.includes(m)));
+  return (['submit_review', 'approve', 'reject', 'publish'] as const).filter(
+    (m) => allowedFrom(m, reviewer).includes(status) && (reviewer || !REVIEWER_ONLY.includes(m)),
+  );
 }
 
 function allowedFrom(move: PublishingMove, reviewer: boolean): readonly AgentStatus[] {
@@ -69,7 +71,10 @@ export function applyMove(current: AgentStatus, move: PublishingMove, ctx: MoveC
   }
   if (!allowedFrom(move, ctx.reviewer).includes(current)) {
     const hint = move === 'publish' && !ctx.reviewer ? ' (it must be approved first)' : '';
-    throw new DomainError('INVALID_STATE', `Cannot ${move.replace('_', ' ')} an agent whose status is ${current}${hint}`, { status: current, move });
+    throw new DomainError('INVALID_STATE', `Cannot ${move.replace('_', ' ')} an agent whose status is ${current}${hint}`, {
+      status: current,
+      move,
+    });
   }
   switch (move) {
     case 'submit_review':

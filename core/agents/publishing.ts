@@ -17,14 +17,23 @@ const messages: Record<string, string> = {
  * One workflow move on an agent (spec 3.2; rules in publishing-state.ts). Needs `edit` on the agent;
  * approve and reject also need an owner or admin (checked by the state machine).
  */
-export async function moveAgent(deps: AgentDeps, actor: Actor, id: string, move: Extract<PublishingMove, 'submit_review' | 'approve' | 'reject' | 'publish'>, feedback?: string) {
+export async function moveAgent(
+  deps: AgentDeps,
+  actor: Actor,
+  id: string,
+  move: Extract<PublishingMove, 'submit_review' | 'approve' | 'reject' | 'publish'>,
+  feedback?: string,
+) {
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, id, 'edit', { lock: true });
     const needsKnowledge = move === 'approve' || move === 'publish';
     const ready = needsKnowledge ? await knowledgeReady(repos, agent.id) : true;
     const result = applyMove(agent.status, move, { reviewer: isReviewer(actor), knowledgeReady: ready, feedback });
     const now = deps.clock.now().toISOString();
-    const updated = (await repos.agents.update(agent.organizationId, agent.id, { ...statusPatch(agent, move, result, now, actor.userId), updatedAt: now }))!;
+    const updated = (await repos.agents.update(agent.organizationId, agent.id, {
+      ...statusPatch(agent, move, result, now, actor.userId),
+      updatedAt: now,
+    }))!;
     return { success: true, bot: toAgentView(updated), status: updated.status, message: messages[move] };
   });
 }

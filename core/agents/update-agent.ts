@@ -20,7 +20,15 @@ const describeChange = (input: AgentInput) => {
  * Applies a partial update to a locked agent: only supplied fields change; `knowledgeBaseIds` replaces the
  * whole set. The result must satisfy the readiness rule when it is (or becomes) live. Records a version.
  */
-async function applyChanges(deps: AgentDeps, repos: Repositories, actor: Actor, agent: Agent, input: AgentInput, knowledgeBaseIds: string[] | undefined, notes: string) {
+async function applyChanges(
+  deps: AgentDeps,
+  repos: Repositories,
+  actor: Actor,
+  agent: Agent,
+  input: AgentInput,
+  knowledgeBaseIds: string[] | undefined,
+  notes: string,
+) {
   const now = deps.clock.now().toISOString();
   if (knowledgeBaseIds) await repos.agentKnowledge.replaceLinks(agent.organizationId, agent.id, knowledgeBaseIds, now);
   let patch = { ...configPatch(input), updatedAt: now };
@@ -43,7 +51,15 @@ export async function updateAgent(deps: AgentDeps, actor: Actor, id: string, inp
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, id, 'edit', { lock: true });
     const ids = input.knowledgeBaseIds && (await validateKnowledgeBaseIds(repos, actor, agent.organizationId, input.knowledgeBaseIds));
-    const { agent: updated, knowledgeBaseIds } = await applyChanges(deps, repos, actor, agent, input, ids, input.notes ?? describeChange(input));
+    const { agent: updated, knowledgeBaseIds } = await applyChanges(
+      deps,
+      repos,
+      actor,
+      agent,
+      input,
+      ids,
+      input.notes ?? describeChange(input),
+    );
     return toAgentView(updated, knowledgeBaseIds);
   });
 }

@@ -24,7 +24,14 @@ export interface ApiKeyView {
 }
 
 const KEY_PREFIX = 'ap_live_';
-const view = (k: ApiKey): ApiKeyView => ({ id: k.id, name: k.name, scopes: k.scopes, prefix: k.prefix, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt });
+const view = (k: ApiKey): ApiKeyView => ({
+  id: k.id,
+  name: k.name,
+  scopes: k.scopes,
+  prefix: k.prefix,
+  createdAt: k.createdAt,
+  lastUsedAt: k.lastUsedAt,
+});
 
 /** The secret is shown once; only its hash is stored. */
 export async function createApiKey(deps: ApiKeyDeps, actor: Actor, input: { name: string; scopes: string[] }) {
@@ -57,7 +64,8 @@ export async function listApiKeys(deps: ApiKeyDeps, actor: Actor) {
 
 export async function revokeApiKey(deps: ApiKeyDeps, actor: Actor, id: string) {
   const organizationId = requireOrgPermission(actor, 'api_keys.manage');
-  if (!(await deps.store.repos.apiKeys.revoke(organizationId, id, deps.clock.now().toISOString()))) throw new DomainError('NOT_FOUND', 'API key not found');
+  if (!(await deps.store.repos.apiKeys.revoke(organizationId, id, deps.clock.now().toISOString())))
+    throw new DomainError('NOT_FOUND', 'API key not found');
 }
 
 /** Used by the gateway on every /v1 request: unknown and revoked keys are refused. */
@@ -67,6 +75,7 @@ export async function verifyApiKey(deps: ApiKeyDeps, rawKey: string): Promise<Ap
   if (!key || key.revokedAt) return null;
   const now = deps.clock.now();
   // lastUsedAt is advisory; refresh it at most once a minute to keep the hot path read-only.
-  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) > 60_000) await deps.store.repos.apiKeys.touch(key.id, now.toISOString());
+  if (!key.lastUsedAt || now.getTime() - Date.parse(key.lastUsedAt) > 60_000)
+    await deps.store.repos.apiKeys.touch(key.id, now.toISOString());
   return { keyId: key.id, organizationId: key.organizationId, scopes: key.scopes };
 }

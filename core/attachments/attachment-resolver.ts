@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
+
 import type { AttachmentResolver, ResolvedAttachment } from '../ports/attachment-resolver';
 import type { Store } from '../ports/store';
-import { sha256Hex } from '../shared/hash';
 import { DomainError } from '../shared/errors';
+import { sha256Hex } from '../shared/hash';
 import type { Attachment } from './attachment';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,8 +39,16 @@ export class StoredAttachmentResolver implements AttachmentResolver {
     if (this.anonymousId !== null && a.anonymousId !== this.anonymousId) return null;
     if (!tokenMatches(a, ref.accessToken)) return null;
     if (a.processingStatus === 'pending' || a.processingStatus === 'processing') {
-      throw new DomainError('INVALID_STATE', `The text of attachment ${a.id} is still being extracted; try again in a moment`, { attachmentId: a.id, processingStatus: a.processingStatus });
+      throw new DomainError('INVALID_STATE', `The text of attachment ${a.id} is still being extracted; try again in a moment`, {
+        attachmentId: a.id,
+        processingStatus: a.processingStatus,
+      });
     }
-    return { id: a.id, filename: a.originalFilename, mimeType: a.contentType, text: a.processingStatus === 'completed' ? (a.extractedText ?? '') : '' };
+    return {
+      id: a.id,
+      filename: a.originalFilename,
+      mimeType: a.contentType,
+      text: a.processingStatus === 'completed' ? (a.extractedText ?? '') : '',
+    };
   }
 }

@@ -29,7 +29,12 @@ export async function extractAttachment(
     const bytes = options.bytes ?? (await deps.blobs.get(started.blobKey));
     const loaded = await deps.loader.load({ bytes, filename: started.originalFilename, declaredMimeType: started.contentType });
     const text = loaded.text.slice(0, deps.settings.textMaxChars);
-    return await repo.transition(attachmentId, ['processing'], 'completed', { extractedText: text, error: null, processedAt: now(), updatedAt: now() });
+    return await repo.transition(attachmentId, ['processing'], 'completed', {
+      extractedText: text,
+      error: null,
+      processedAt: now(),
+      updatedAt: now(),
+    });
   } catch (e) {
     if (!options.finalAttempt && !isPermanent(e)) {
       deps.log?.('warn', `attachment ${attachmentId}: extraction failed, will retry`, e);

@@ -1,8 +1,8 @@
 import type { Agent } from '../agents/agent';
 import { safeFilename } from '../knowledge/documents';
 import type { DocumentKind } from '../ports/document-loader';
-import { sha256Hex } from '../shared/hash';
 import { DomainError } from '../shared/errors';
+import { sha256Hex } from '../shared/hash';
 import { type Attachment, type AttachmentFileType, toAttachmentView } from './attachment';
 import { ATTACHMENT_QUEUE, type AttachmentDeps, type AttachmentJobPayload } from './attachment-deps';
 import { extractAttachment } from './extract-attachment';
@@ -25,7 +25,8 @@ export interface AttachmentUpload {
   bytes: Buffer;
 }
 
-export const attachmentBlobKey = (a: Pick<Attachment, 'organizationId' | 'id'>, filename: string) => `${a.organizationId}/attachments/${a.id}/${filename}`;
+export const attachmentBlobKey = (a: Pick<Attachment, 'organizationId' | 'id'>, filename: string) =>
+  `${a.organizationId}/attachments/${a.id}/${filename}`;
 
 /**
  * Stores an attachment for an anonymous visitor of `agent` (the caller has checked that uploads are enabled).
@@ -34,12 +35,16 @@ export const attachmentBlobKey = (a: Pick<Attachment, 'organizationId' | 'id'>, 
  * attachment object with its access token, which is shown only here.
  */
 export async function uploadAttachment(deps: AttachmentDeps, agent: Agent, anonymousId: string, file: AttachmentUpload) {
-  if (file.bytes.length > deps.settings.maxBytes) throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.maxBytes} bytes allowed`);
+  if (file.bytes.length > deps.settings.maxBytes)
+    throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.maxBytes} bytes allowed`);
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
   const { mimeType, kind } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
   const fileType = KINDS[kind];
-  if (!fileType) throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not an allowed attachment kind (images, PDF, text, audio, video)`, { kind });
+  if (!fileType)
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not an allowed attachment kind (images, PDF, text, audio, video)`, {
+      kind,
+    });
 
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
@@ -77,7 +82,10 @@ export async function uploadAttachment(deps: AttachmentDeps, agent: Agent, anony
   try {
     await deps.queue.enqueue<AttachmentJobPayload>(ATTACHMENT_QUEUE, { attachmentId: id }, { jobId: `attachment-${id}` });
   } catch (e) {
-    await deps.store.repos.attachments.transition(id, ['pending'], 'failed', { error: 'The extraction job could not be queued', updatedAt: deps.clock.now().toISOString() });
+    await deps.store.repos.attachments.transition(id, ['pending'], 'failed', {
+      error: 'The extraction job could not be queued',
+      updatedAt: deps.clock.now().toISOString(),
+    });
     throw e;
   }
   return { attachment: toAttachmentView(attachment, accessToken) };

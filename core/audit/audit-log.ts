@@ -1,6 +1,6 @@
+import type { AuditInput } from '../ports/audit-log';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
-import type { AuditInput } from '../ports/audit-log';
 import type { Repositories } from '../ports/repositories';
 
 /** Writes an audit entry under the owning organization, inside the caller's transaction when given one. */

@@ -85,7 +85,13 @@ export async function walletOf(deps: BillingDeps, organizationId: string, recent
   return {
     balance: wallet.balanceUsd,
     currency: 'USD',
-    wallet: { organizationId, balance: wallet.balanceUsd, currency: 'USD', marginMultiplier: deps.marginMultiplier, updatedAt: wallet.updatedAt },
+    wallet: {
+      organizationId,
+      balance: wallet.balanceUsd,
+      currency: 'USD',
+      marginMultiplier: deps.marginMultiplier,
+      updatedAt: wallet.updatedAt,
+    },
     events,
   };
 }

@@ -22,7 +22,11 @@ const isLocal = (model: string) => model.startsWith('local/');
 export async function modelPrice(repos: Repositories, model: string): Promise<ModelPrice> {
   if (isLocal(model)) return { model, promptPricePerToken: 0, completionPricePerToken: 0, isFree: true };
   const m = await repos.models.findById(model);
-  if (!m) throw new DomainError('VALIDATION', `The agent's model ${model} is not in the model catalogue, so it cannot be priced; choose a listed model`);
+  if (!m)
+    throw new DomainError(
+      'VALIDATION',
+      `The agent's model ${model} is not in the model catalogue, so it cannot be priced; choose a listed model`,
+    );
   const free = m.isFree || (m.promptPricePerToken === 0 && m.completionPricePerToken === 0);
   return { model, promptPricePerToken: m.promptPricePerToken, completionPricePerToken: m.completionPricePerToken, isFree: free };
 }
@@ -39,7 +43,13 @@ export const providerCost = (price: ModelPrice, usage: TokenUsage) =>
 export function chargeModelCall(
   deps: ChatDeps,
   repos: Repositories,
-  input: { organizationId: string; kind: 'chat' | 'welcome_message'; price: ModelPrice; usage: TokenUsage; reference: Record<string, unknown> },
+  input: {
+    organizationId: string;
+    kind: 'chat' | 'welcome_message';
+    price: ModelPrice;
+    usage: TokenUsage;
+    reference: Record<string, unknown>;
+  },
 ): Promise<BillingEvent> {
   return charge(
     deps.billing,

@@ -13,7 +13,11 @@ import type { Store } from '../ports/store';
  * thresholds, caps, token budget). The wiring also records the retrieval's own billing event when a paid
  * embedder or reranker ran. Called outside any store transaction.
  */
-export type ChatRetrieval = (input: { organizationId: string; knowledgeBaseIds: string[]; query: string }) => Promise<{ chunks: RetrievedChunk[] }>;
+export type ChatRetrieval = (input: {
+  organizationId: string;
+  knowledgeBaseIds: string[];
+  query: string;
+}) => Promise<{ chunks: RetrievedChunk[] }>;
 
 export interface ChatSettings {
   /** The platform's system default prompt (between the agent's configuration and the built-in fallback). */

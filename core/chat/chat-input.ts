@@ -3,7 +3,13 @@ import { DomainError } from '../shared/errors';
 import type { ChatDeps } from './chat-deps';
 
 /** Spec 8 limits of one chat message. */
-export const CHAT_LIMITS = { messageChars: 10_000, systemPromptChars: 10_000, attachments: 5, variables: 100, variableChars: 10_000 } as const;
+export const CHAT_LIMITS = {
+  messageChars: 10_000,
+  systemPromptChars: 10_000,
+  attachments: 5,
+  variables: 100,
+  variableChars: 10_000,
+} as const;
 
 export interface AttachmentRef {
   id: string;
@@ -30,9 +36,14 @@ export function checkVariables(variables: unknown, field = 'variables'): Record<
   const entries = Object.entries(variables as Record<string, unknown>);
   if (entries.length > CHAT_LIMITS.variables) throw invalid(`${field} may hold at most ${CHAT_LIMITS.variables} variables`, field);
   for (const [name, value] of entries) {
-    if (!/^[A-Za-z_][\w.-]{0,99}$/.test(name)) throw invalid(`${field}: "${name}" is not a valid variable name (letters, digits, _ . -; starting with a letter or _)`, `${field}.${name}`);
+    if (!/^[A-Za-z_][\w.-]{0,99}$/.test(name))
+      throw invalid(
+        `${field}: "${name}" is not a valid variable name (letters, digits, _ . -; starting with a letter or _)`,
+        `${field}.${name}`,
+      );
     const size = typeof value === 'string' ? value.length : JSON.stringify(value ?? null).length;
-    if (size > CHAT_LIMITS.variableChars) throw invalid(`${field}.${name} is longer than ${CHAT_LIMITS.variableChars} characters`, `${field}.${name}`);
+    if (size > CHAT_LIMITS.variableChars)
+      throw invalid(`${field}.${name} is longer than ${CHAT_LIMITS.variableChars} characters`, `${field}.${name}`);
   }
   return variables as Record<string, unknown>;
 }
@@ -42,19 +53,25 @@ export function checkVariables(variables: unknown, field = 'variables'): Record<
  * error when the agent has it off (the answer is JSON instead); voice is.
  */
 export function validateChatInput(deps: Pick<ChatDeps, 'speech'>, agent: Agent, input: ChatInput): { stream: boolean } {
-  if (typeof input.message !== 'string' || input.message.trim().length === 0) throw invalid('message is required (1-10,000 characters)', 'message');
-  if (input.message.length > CHAT_LIMITS.messageChars) throw invalid(`message must be at most ${CHAT_LIMITS.messageChars} characters`, 'message');
+  if (typeof input.message !== 'string' || input.message.trim().length === 0)
+    throw invalid('message is required (1-10,000 characters)', 'message');
+  if (input.message.length > CHAT_LIMITS.messageChars)
+    throw invalid(`message must be at most ${CHAT_LIMITS.messageChars} characters`, 'message');
   if (input.systemPrompt !== undefined && input.systemPrompt !== null) {
     if (typeof input.systemPrompt !== 'string') throw invalid('systemPrompt must be a string', 'systemPrompt');
-    if (input.systemPrompt.length > CHAT_LIMITS.systemPromptChars) throw invalid(`systemPrompt must be at most ${CHAT_LIMITS.systemPromptChars} characters`, 'systemPrompt');
+    if (input.systemPrompt.length > CHAT_LIMITS.systemPromptChars)
+      throw invalid(`systemPrompt must be at most ${CHAT_LIMITS.systemPromptChars} characters`, 'systemPrompt');
   }
   const attachments = input.attachments ?? [];
   if (!Array.isArray(attachments)) throw invalid('attachments must be an array of {id, accessToken}', 'attachments');
-  if (attachments.length > CHAT_LIMITS.attachments) throw invalid(`At most ${CHAT_LIMITS.attachments} attachments per message`, 'attachments');
+  if (attachments.length > CHAT_LIMITS.attachments)
+    throw invalid(`At most ${CHAT_LIMITS.attachments} attachments per message`, 'attachments');
   for (const a of attachments) {
-    if (!a || typeof a.id !== 'string' || !a.id || typeof a.accessToken !== 'string' || !a.accessToken) throw invalid('Each attachment needs an id and an accessToken', 'attachments');
+    if (!a || typeof a.id !== 'string' || !a.id || typeof a.accessToken !== 'string' || !a.accessToken)
+      throw invalid('Each attachment needs an id and an accessToken', 'attachments');
   }
-  if (attachments.length > 0 && !agent.fileUploadsEnabled) throw invalid('This agent does not accept attachments (file uploads are disabled)', 'attachments');
+  if (attachments.length > 0 && !agent.fileUploadsEnabled)
+    throw invalid('This agent does not accept attachments (file uploads are disabled)', 'attachments');
   checkVariables(input.variables);
   if (input.includeVoice) {
     if (!agent.voiceEnabled) throw invalid('includeVoice needs voice to be enabled on this agent (voiceEnabled)', 'includeVoice');

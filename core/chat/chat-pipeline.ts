@@ -10,6 +10,8 @@
  *     record billing (kind `chat`, exactly the tokens produced) -> 12 optional voice -> respond.
  */
 import type { Agent } from '../agents/agent';
+import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
+import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
 import type { ResolvedAttachment } from '../ports/attachment-resolver';
 import type { ChatCompletion, ChatMessage, ChatRequest } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
@@ -17,8 +19,6 @@ import type { PromptConfigRepository } from '../prompts/prompt-config';
 import { buildInstructions, type PromptSource } from '../prompts/resolve-prompt';
 import { renderTemplate } from '../prompts/template';
 import { DomainError, isDomainError, PROVIDER_LIMIT_MESSAGE } from '../shared/errors';
-import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
-import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
 import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from './chat-billing';
 import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeContext, retrievalQuery } from './chat-context';
 import type { ChatDeps } from './chat-deps';
@@ -69,7 +69,8 @@ const titleFrom = (message: string) => message.replace(/\s+/g, ' ').trim().slice
 
 async function startConversation(deps: ChatDeps, turn: ChatTurn, at: string): Promise<{ conversation: Conversation; isNew: boolean }> {
   const { agent, caller, input } = turn;
-  if (input.conversationId) return { conversation: await loadConversation(deps.store.repos, caller, input.conversationId, agent.id), isNew: false };
+  if (input.conversationId)
+    return { conversation: await loadConversation(deps.store.repos, caller, input.conversationId, agent.id), isNew: false };
   const conversation: Conversation = {
     id: deps.ids.uuid(),
     organizationId: agent.organizationId,
@@ -90,8 +91,16 @@ async function startConversation(deps: ChatDeps, turn: ChatTurn, at: string): Pr
 async function resolveAttachments(deps: ChatDeps, agent: Agent, input: ChatInput): Promise<ResolvedAttachment[]> {
   return Promise.all(
     (input.attachments ?? []).map(async (a) => {
-      const found = await deps.attachments.resolve({ organizationId: agent.organizationId, agentId: agent.id, id: a.id, accessToken: a.accessToken });
-      if (!found) throw new DomainError('VALIDATION', `Attachment ${a.id} was not found or its access token does not match`, [{ field: 'attachments', message: 'unknown attachment' }]);
+      const found = await deps.attachments.resolve({
+        organizationId: agent.organizationId,
+        agentId: agent.id,
+        id: a.id,
+        accessToken: a.accessToken,
+      });
+      if (!found)
+        throw new DomainError('VALIDATION', `Attachment ${a.id} was not found or its access token does not match`, [
+          { field: 'attachments', message: 'unknown attachment' },
+        ]);
       return found;
     }),
   );
@@ -124,7 +133,11 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const startedAtMs = now.getTime();
   const { stream } = validateChatInput(deps, agent, input);
   if (!deps.chatModel.supports(agent.model)) {
-    throw new DomainError('VALIDATION', `The model ${agent.model} is not available on this platform: no configured provider serves it. Choose another model for the agent or configure its provider.`, { model: agent.model });
+    throw new DomainError(
+      'VALIDATION',
+      `The model ${agent.model} is not available on this platform: no configured provider serves it. Choose another model for the agent or configure its provider.`,
+      { model: agent.model },
+    );
   }
   const { conversation, isNew } = await startConversation(deps, turn, now.toISOString());
   const attachments = await resolveAttachments(deps, agent, input);
@@ -137,7 +150,9 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
     ? null
     : isNew
       ? []
-      : (await repos.conversations.recentMessages(agent.organizationId, conversation.id, deps.settings.historyMessages)).filter((m) => m.role !== 'system');
+      : (await repos.conversations.recentMessages(agent.organizationId, conversation.id, deps.settings.historyMessages)).filter(
+          (m) => m.role !== 'system',
+        );
   const history: ChatMessage[] = turn.history ?? stored!.map((m) => ({ role: m.role, content: m.content }));
 
   const query = retrievalQuery(history, input.message, attachments, deps.settings.retrievalQueryMessages);
@@ -162,7 +177,11 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
     attachments,
     knowledge,
     price,
-    request: { model: agent.model, messages: [{ role: 'system', content: system }, ...history, { role: 'user', content: input.message }], context: contextChunks(knowledge) },
+    request: {
+      model: agent.model,
+      messages: [{ role: 'system', content: system }, ...history, { role: 'user', content: input.message }],
+      context: contextChunks(knowledge),
+    },
     startedAtMs,
     userMessageAt: now.toISOString(),
   };
@@ -220,18 +239,27 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
     costUsd: 0,
     model: null,
     responseMs: null,
-    metadata: p.attachments.length ? { attachments: p.attachments.map((a) => ({ id: a.id, filename: a.filename, mimeType: a.mimeType })) } : {},
+    metadata: p.attachments.length
+      ? { attachments: p.attachments.map((a) => ({ id: a.id, filename: a.filename, mimeType: a.mimeType })) }
+      : {},
     createdAt: p.userMessageAt,
   };
   const event = await deps.store.transaction(async (repos) => {
     if (p.isNew) await repos.conversations.create({ ...p.conversation, updatedAt: assistantAt });
-    else if (p.variablesChanged) await repos.conversations.update(agent.organizationId, p.conversation.id, { variables: p.conversation.variables });
+    else if (p.variablesChanged)
+      await repos.conversations.update(agent.organizationId, p.conversation.id, { variables: p.conversation.variables });
     const billed = await chargeModelCall(deps, repos, {
       organizationId: agent.organizationId,
       kind: 'chat',
       price: p.price,
       usage: completion.usage,
-      reference: { agentId: agent.id, conversationId: p.conversation.id, messageId, finishReason: completion.finishReason, promptSource: p.turn.promptSource },
+      reference: {
+        agentId: agent.id,
+        conversationId: p.conversation.id,
+        messageId,
+        finishReason: completion.finishReason,
+        promptSource: p.turn.promptSource,
+      },
     });
     const assistant: StoredMessage = {
       ...userMessage,

@@ -25,9 +25,14 @@ export interface CompatRequest {
 }
 
 const textOf = (content: CompatContent): string =>
-  typeof content === 'string' ? content : Array.isArray(content) ? content.map((p) => (p && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('') : '';
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((p) => (p && p.type === 'text' && typeof p.text === 'string' ? p.text : '')).join('')
+      : '';
 
-const modelNotFound = (model: string) => new DomainError('NOT_FOUND', `The model ${model} does not exist: use the id or slug of an agent of your organization (GET /v1/models)`);
+const modelNotFound = (model: string) =>
+  new DomainError('NOT_FOUND', `The model ${model} does not exist: use the id or slug of an agent of your organization (GET /v1/models)`);
 
 /** An agent of the key's organization by id or slug; anything else is 404. */
 export async function compatAgent(repos: Repositories, organizationId: string, model: string): Promise<Agent> {
@@ -45,14 +50,23 @@ export function splitMessages(messages: CompatRequest['messages']): { message: s
   messages.forEach((m, i) => {
     if (m.role === 'user') last = i;
   });
-  if (last === -1) throw new DomainError('VALIDATION', 'messages must contain a user message', [{ field: 'messages', message: 'no user message' }]);
-  const system = messages.filter((m) => m.role === 'system' || m.role === 'developer').map((m) => textOf(m.content)).join('\n\n').trim();
+  if (last === -1)
+    throw new DomainError('VALIDATION', 'messages must contain a user message', [{ field: 'messages', message: 'no user message' }]);
+  const system = messages
+    .filter((m) => m.role === 'system' || m.role === 'developer')
+    .map((m) => textOf(m.content))
+    .join('\n\n')
+    .trim();
   const history: ChatMessage[] = messages
     .slice(0, last)
     .filter((m) => m.role === 'user' || m.role === 'assistant')
     .map((m) => ({ role: m.role as 'user' | 'assistant', content: textOf(m.content) }))
     .filter((m) => m.content.trim());
-  return { message: textOf(messages[last].content), history, ...(system ? { systemPrompt: system.slice(0, CHAT_LIMITS.systemPromptChars + 1) } : {}) };
+  return {
+    message: textOf(messages[last].content),
+    history,
+    ...(system ? { systemPrompt: system.slice(0, CHAT_LIMITS.systemPromptChars + 1) } : {}),
+  };
 }
 
 export async function prepareCompatChat(deps: ChatDeps, key: ApiKeyActor, body: CompatRequest): Promise<PreparedChat> {
@@ -77,7 +91,16 @@ export async function listCompatModels(deps: ChatDeps, key: ApiKeyActor) {
   for (let offset = 0; ; offset += 200) {
     const { items, total } = await deps.store.repos.agents.list(key.organizationId, { limit: 200, offset });
     for (const a of items) {
-      data.push({ id: a.id, object: 'model', created: Math.floor(Date.parse(a.createdAt) / 1000), owned_by: a.organizationId, name: a.name, slug: a.slug, underlying_model: a.model, status: a.status });
+      data.push({
+        id: a.id,
+        object: 'model',
+        created: Math.floor(Date.parse(a.createdAt) / 1000),
+        owned_by: a.organizationId,
+        name: a.name,
+        slug: a.slug,
+        underlying_model: a.model,
+        status: a.status,
+      });
     }
     if (offset + items.length >= total || items.length === 0) break;
   }

@@ -8,6 +8,7 @@
  *   ctx1.<base64url(iv | ciphertext | gcm tag)>.<base64url(hmac-sha256 of "ctx1.<body>")>
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
 import { DomainError } from '../shared/errors';
 import type { VariableValues } from './conversation';
 
@@ -33,10 +34,17 @@ export function signContextToken(secret: string, payload: ContextTokenPayload): 
   return `${PREFIX}.${body}.${mac(secret, `${PREFIX}.${body}`).toString('base64url')}`;
 }
 
-const tampered = () => new DomainError('VALIDATION', 'context_token is invalid: it was altered or not issued by this platform', [{ field: 'context_token', message: 'invalid signature' }]);
+const tampered = () =>
+  new DomainError('VALIDATION', 'context_token is invalid: it was altered or not issued by this platform', [
+    { field: 'context_token', message: 'invalid signature' },
+  ]);
 
 /** The payload of a genuine, unexpired token for this agent; VALIDATION (400) otherwise. */
-export function verifyContextToken(secret: string, token: string, expect: { agentId: string; organizationId: string; nowSeconds: number }): ContextTokenPayload {
+export function verifyContextToken(
+  secret: string,
+  token: string,
+  expect: { agentId: string; organizationId: string; nowSeconds: number },
+): ContextTokenPayload {
   const parts = typeof token === 'string' ? token.split('.') : [];
   if (parts.length !== 3 || parts[0] !== PREFIX) throw tampered();
   const given = Buffer.from(parts[2], 'base64url');
@@ -47,13 +55,16 @@ export function verifyContextToken(secret: string, token: string, expect: { agen
     const raw = Buffer.from(parts[1], 'base64url');
     const decipher = createDecipheriv('aes-256-gcm', key(secret, 'enc'), raw.subarray(0, 12));
     decipher.setAuthTag(raw.subarray(raw.length - 16));
-    payload = JSON.parse(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8')) as ContextTokenPayload;
+    payload = JSON.parse(
+      Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString('utf8'),
+    ) as ContextTokenPayload;
   } catch {
     throw tampered();
   }
   if (payload.agentId !== expect.agentId || payload.organizationId !== expect.organizationId) {
     throw new DomainError('VALIDATION', 'context_token was issued for another agent', [{ field: 'context_token', message: 'wrong agent' }]);
   }
-  if (!(payload.exp > expect.nowSeconds)) throw new DomainError('VALIDATION', 'context_token has expired; request a new one', [{ field: 'context_token', message: 'expired' }]);
+  if (!(payload.exp > expect.nowSeconds))
+    throw new DomainError('VALIDATION', 'context_token has expired; request a new one', [{ field: 'context_token', message: 'expired' }]);
   return payload;
 }

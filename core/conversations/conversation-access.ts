@@ -33,7 +33,12 @@ export function canSee(viewer: ConversationViewer, c: Conversation): boolean {
 export const conversationNotFound = () => new DomainError('NOT_FOUND', 'Conversation not found');
 
 /** The conversation if the viewer may see it (and, when given, it belongs to the agent); else 404. */
-export async function loadConversation(repos: Repositories, viewer: ConversationViewer, id: string, agentId?: string): Promise<Conversation> {
+export async function loadConversation(
+  repos: Repositories,
+  viewer: ConversationViewer,
+  id: string,
+  agentId?: string,
+): Promise<Conversation> {
   const c = await repos.conversations.findById(viewer.organizationId, id);
   if (!c || !canSee(viewer, c) || (agentId !== undefined && c.agentId !== agentId)) throw conversationNotFound();
   return c;

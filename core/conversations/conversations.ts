@@ -1,11 +1,11 @@
 import { loadAgent } from '../agents/agent-access';
-import type { Actor } from '../identity/actor';
 import type { ChatDeps } from '../chat/chat-deps';
 import { checkVariables } from '../chat/chat-input';
+import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
+import { signContextToken } from './context-token';
 import type { Conversation, ConversationSummary, StoredMessage, VariableValues } from './conversation';
 import { loadConversation, viewerOf } from './conversation-access';
-import { signContextToken } from './context-token';
 
 /** Get-conversation view: metadata and the non-sensitive variables (sensitive values are never returned). */
 export function toConversationView(c: Conversation, messageCount: number) {
@@ -29,7 +29,12 @@ export function toMessageView(m: StoredMessage) {
     role: m.role,
     content: m.content,
     sources: m.sources,
-    usage: { promptTokens: m.promptTokens, completionTokens: m.completionTokens, totalTokens: m.promptTokens + m.completionTokens, cost: m.costUsd },
+    usage: {
+      promptTokens: m.promptTokens,
+      completionTokens: m.completionTokens,
+      totalTokens: m.promptTokens + m.completionTokens,
+      cost: m.costUsd,
+    },
     model: m.model,
     createdAt: m.createdAt,
   };
@@ -50,9 +55,15 @@ export interface ConversationQuery {
 export async function listConversations(deps: ChatDeps, actor: Actor, q: ConversationQuery) {
   const viewer = viewerOf(actor);
   const userId = q.userId ?? actor.userId;
-  if (userId !== actor.userId && !viewer.seesAll) throw new DomainError('FORBIDDEN', "Only owners and admins may list other members' conversations");
+  if (userId !== actor.userId && !viewer.seesAll)
+    throw new DomainError('FORBIDDEN', "Only owners and admins may list other members' conversations");
   const { items, total } = await deps.store.repos.conversations.list(
-    { organizationId: viewer.organizationId, userId, ...(q.botId ? { agentId: q.botId } : {}), ...(q.platform ? { platform: q.platform } : {}) },
+    {
+      organizationId: viewer.organizationId,
+      userId,
+      ...(q.botId ? { agentId: q.botId } : {}),
+      ...(q.platform ? { platform: q.platform } : {}),
+    },
     { limit: q.limit, offset: q.offset },
   );
   return {
@@ -86,11 +97,20 @@ const variablesView = (c: Conversation) => ({ variables: c.variables, sensitive:
  * `POST /api/bots/:id/conversations/:convId/variables`: merges into the conversation's variable store. A name is
  * either plain or sensitive: writing it moves it to the store its `sensitive` flag says.
  */
-export async function setConversationVariables(deps: ChatDeps, actor: Actor, agentId: string, conversationId: string, input: VariablesInput) {
+export async function setConversationVariables(
+  deps: ChatDeps,
+  actor: Actor,
+  agentId: string,
+  conversationId: string,
+  input: VariablesInput,
+) {
   const variables = checkVariables(input.variables);
   const sensitive = new Set(input.sensitive ?? []);
   for (const name of sensitive) {
-    if (!(name in variables)) throw new DomainError('VALIDATION', `sensitive names a variable that is not in variables: ${name}`, [{ field: 'sensitive', message: 'unknown variable' }]);
+    if (!(name in variables))
+      throw new DomainError('VALIDATION', `sensitive names a variable that is not in variables: ${name}`, [
+        { field: 'sensitive', message: 'unknown variable' },
+      ]);
   }
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, agentId, 'use');
@@ -103,8 +123,13 @@ export async function setConversationVariables(deps: ChatDeps, actor: Actor, age
       if (value === null) continue;
       (sensitive.has(name) ? secret : plain)[name] = value;
     }
-    if (Object.keys(plain).length + Object.keys(secret).length > 200) throw new DomainError('VALIDATION', 'A conversation holds at most 200 variables');
-    const updated = await repos.conversations.update(c.organizationId, c.id, { variables: plain, sensitiveVariables: secret, updatedAt: deps.clock.now().toISOString() });
+    if (Object.keys(plain).length + Object.keys(secret).length > 200)
+      throw new DomainError('VALIDATION', 'A conversation holds at most 200 variables');
+    const updated = await repos.conversations.update(c.organizationId, c.id, {
+      variables: plain,
+      sensitiveVariables: secret,
+      updatedAt: deps.clock.now().toISOString(),
+    });
     return variablesView(updated!);
   });
 }
@@ -116,7 +141,12 @@ export async function getConversationVariables(deps: ChatDeps, actor: Actor, age
 }
 
 /** `POST /api/bots/:id/context-token`: a signed, encrypted token carrying sensitive variables (see context-token.ts). */
-export async function issueContextToken(deps: ChatDeps, actor: Actor, agentId: string, input: { variables: VariableValues; expiresInSeconds?: number }) {
+export async function issueContextToken(
+  deps: ChatDeps,
+  actor: Actor,
+  agentId: string,
+  input: { variables: VariableValues; expiresInSeconds?: number },
+) {
   const agent = await loadAgent(deps.store.repos, actor, agentId, 'use');
   const variables = checkVariables(input.variables);
   const ttl = input.expiresInSeconds ?? deps.settings.contextTokenDefaultTtlSeconds;
@@ -124,6 +154,12 @@ export async function issueContextToken(deps: ChatDeps, actor: Actor, agentId: s
     throw new DomainError('VALIDATION', `expiresInSeconds must be between 1 and ${deps.settings.contextTokenMaxTtlSeconds}`);
   }
   const iat = Math.floor(deps.clock.now().getTime() / 1000);
-  const contextToken = signContextToken(deps.settings.contextTokenSecret, { agentId: agent.id, organizationId: agent.organizationId, variables, iat, exp: iat + ttl });
+  const contextToken = signContextToken(deps.settings.contextTokenSecret, {
+    agentId: agent.id,
+    organizationId: agent.organizationId,
+    variables,
+    iat,
+    exp: iat + ttl,
+  });
   return { contextToken, expiresAt: new Date((iat + ttl) * 1000).toISOString(), variableNames: Object.keys(variables).sort() };
 }

@@ -1,14 +1,14 @@
 import type { Agent } from '../agents/agent';
 import { loadAgent } from '../agents/agent-access';
-import type { Actor } from '../identity/actor';
-import { buildInstructions, type PromptSource, resolveWelcome } from '../prompts/resolve-prompt';
 import { chargeModelCall, ensureCreditsFor, modelPrice } from '../chat/chat-billing';
 import type { ChatDeps } from '../chat/chat-deps';
 import { checkVariables } from '../chat/chat-input';
 import { toChatError } from '../chat/chat-pipeline';
+import type { Actor } from '../identity/actor';
+import { buildInstructions, type PromptSource, resolveWelcome } from '../prompts/resolve-prompt';
+import { verifyContextToken } from './context-token';
 import type { Conversation, StoredMessage } from './conversation';
 import { type ConversationViewer, templateValues, viewerOf } from './conversation-access';
-import { verifyContextToken } from './context-token';
 
 export interface NewConversationInput {
   variables?: Record<string, unknown>;
@@ -33,7 +33,11 @@ export async function startConversation(
   const now = deps.clock.now();
   const variables = checkVariables(input.variables);
   const sensitive = input.context_token
-    ? verifyContextToken(deps.settings.contextTokenSecret, input.context_token, { agentId: agent.id, organizationId: agent.organizationId, nowSeconds: Math.floor(now.getTime() / 1000) }).variables
+    ? verifyContextToken(deps.settings.contextTokenSecret, input.context_token, {
+        agentId: agent.id,
+        organizationId: agent.organizationId,
+        nowSeconds: Math.floor(now.getTime() / 1000),
+      }).variables
     : {};
   const conversation: Conversation = {
     id: deps.ids.uuid(),
@@ -54,13 +58,22 @@ export async function startConversation(
   const welcome = await resolveWelcome(repos, agent.id, promptSource, values);
 
   let text: string | null = welcome?.mode === 'fixed' ? welcome.text : null;
-  let generated: { usage: { promptTokens: number; completionTokens: number; totalTokens: number }; price: Awaited<ReturnType<typeof modelPrice>> } | null = null;
+  let generated: {
+    usage: { promptTokens: number; completionTokens: number; totalTokens: number };
+    price: Awaited<ReturnType<typeof modelPrice>>;
+  } | null = null;
   if (welcome?.mode === 'generated') {
     const price = await modelPrice(repos, agent.model);
     await ensureCreditsFor(deps, agent.organizationId, price);
     const instructions = await buildInstructions(repos, agent, promptSource, values, deps.settings.systemDefaultPrompt);
     try {
-      const completion = await deps.chatModel.complete({ model: agent.model, messages: [{ role: 'system', content: instructions }, { role: 'user', content: welcome.prompt }] });
+      const completion = await deps.chatModel.complete({
+        model: agent.model,
+        messages: [
+          { role: 'system', content: instructions },
+          { role: 'user', content: welcome.prompt },
+        ],
+      });
       text = completion.text;
       generated = { usage: completion.usage, price };
     } catch (e) {

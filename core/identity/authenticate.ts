@@ -22,7 +22,14 @@ export async function register(deps: IdentityDeps, input: RegisterInput): Promis
   const passwordHash = await deps.passwords.hash(input.password);
   return deps.store.transaction(async (repos) => {
     if (await repos.users.findByEmail(email)) throw new DomainError('CONFLICT', 'An account with this email already exists');
-    const user = await createAccount(deps, repos, { email, displayName, passwordHash, accountType: 'password', emailVerified: false, organizationName });
+    const user = await createAccount(deps, repos, {
+      email,
+      displayName,
+      passwordHash,
+      accountType: 'password',
+      emailVerified: false,
+      organizationName,
+    });
     return issueSession(deps, repos, user, null);
   });
 }

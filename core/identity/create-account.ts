@@ -32,8 +32,18 @@ export async function createAccount(deps: IdentityDeps, repos: Repositories, inp
   };
   await repos.users.create(user);
   const organizationId = deps.ids.uuid();
-  const slug = await uniqueSlug(input.organizationName, (s) => repos.organizations.slugExists(s), () => deps.ids.secret(6));
-  await repos.organizations.create({ id: organizationId, name: input.organizationName, slug, plan: { ...deps.settings.plan }, createdAt: now });
+  const slug = await uniqueSlug(
+    input.organizationName,
+    (s) => repos.organizations.slugExists(s),
+    () => deps.ids.secret(6),
+  );
+  await repos.organizations.create({
+    id: organizationId,
+    name: input.organizationName,
+    slug,
+    plan: { ...deps.settings.plan },
+    createdAt: now,
+  });
   await repos.memberships.add({ organizationId, userId: user.id, role: 'owner', createdAt: now });
   await repos.wallets.create({ organizationId, balanceUsd: deps.settings.initialCreditsUsd, updatedAt: now });
   await repos.billingEvents.record({

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+
 import { DomainError } from '../shared/errors';
 import { assertActive } from './authenticate';
 import { createAccount } from './create-account';
@@ -39,7 +40,8 @@ export async function completeGoogleSignIn(
 ): Promise<Session> {
   if (!provider) throw new DomainError('NOT_CONFIGURED', 'Google sign-in is not configured on this platform');
   const saved = await deps.store.repos.oauthStates.take(input.state);
-  if (!saved || saved.expiresAt <= deps.clock.now().toISOString()) throw new DomainError('VALIDATION', 'Sign-in state is invalid or expired; start again');
+  if (!saved || saved.expiresAt <= deps.clock.now().toISOString())
+    throw new DomainError('VALIDATION', 'Sign-in state is invalid or expired; start again');
   const profile = await provider.exchangeCode({ code: input.code, codeVerifier: saved.codeVerifier, redirectUri: input.redirectUri });
   const email = profile.email.toLowerCase();
   return deps.store.transaction(async (repos) => {
@@ -47,7 +49,8 @@ export async function completeGoogleSignIn(
     if (!user) {
       const existing = await repos.users.findByEmail(email);
       if (existing) {
-        if (!profile.emailVerified) throw new DomainError('AUTHENTICATION_FAILED', 'Google did not verify this email; it cannot be linked to an existing account');
+        if (!profile.emailVerified)
+          throw new DomainError('AUTHENTICATION_FAILED', 'Google did not verify this email; it cannot be linked to an existing account');
         await repos.users.update(existing.id, { googleSubject: profile.subject, emailVerified: true }, deps.clock.now().toISOString());
         user = { ...existing, googleSubject: profile.subject, emailVerified: true };
       } else {

@@ -1,7 +1,7 @@
+import type { PlanLimits } from '../organizations/organization';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Store } from '../ports/store';
-import type { PlanLimits } from '../organizations/organization';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenSigner } from './token-claims';
 

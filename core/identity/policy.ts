@@ -24,7 +24,15 @@ export type ResourcePermission = 'read' | 'use' | 'edit' | 'update' | 'delete' |
 
 const everyone: OrgPermission[] = ['org.read'];
 const contributors: OrgPermission[] = [...everyone, 'agents.create', 'knowledge_bases.create', 'contacts.read', 'analytics.read'];
-const managers: OrgPermission[] = [...contributors, 'agents.review', 'org.invite', 'org.manage_members', 'api_keys.manage', 'billing.read', 'audit.read'];
+const managers: OrgPermission[] = [
+  ...contributors,
+  'agents.review',
+  'org.invite',
+  'org.manage_members',
+  'api_keys.manage',
+  'billing.read',
+  'audit.read',
+];
 
 const ORG_PERMISSIONS: Record<OrgRole, ReadonlySet<OrgPermission>> = {
   owner: new Set(managers),

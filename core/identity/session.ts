@@ -1,5 +1,5 @@
-import type { Repositories } from '../ports/repositories';
 import type { MembershipWithOrganization } from '../organizations/organization';
+import type { Repositories } from '../ports/repositories';
 import type { IdentityDeps } from './identity-deps';
 import type { OrganizationClaim } from './token-claims';
 import type { User } from './user';
@@ -46,7 +46,13 @@ export const toUserView = (user: User, organizations: OrganizationClaim[]): User
  * Issues an access and refresh token pair with `activeOrganizationId` first (when the user is a member).
  * `familyId` continues a refresh-token family on rotation; a new sign-in starts a new family.
  */
-export async function issueSession(deps: IdentityDeps, repos: Repositories, user: User, activeOrganizationId: string | null, familyId?: string): Promise<Session> {
+export async function issueSession(
+  deps: IdentityDeps,
+  repos: Repositories,
+  user: User,
+  activeOrganizationId: string | null,
+  familyId?: string,
+): Promise<Session> {
   const memberships = await repos.memberships.listForUser(user.id);
   const organizations = toOrganizationClaims(memberships, activeOrganizationId);
   const now = deps.clock.now();
@@ -73,6 +79,14 @@ export async function issueSession(deps: IdentityDeps, repos: Repositories, user
     iat,
     exp: iat + deps.settings.accessTokenSeconds,
   });
-  const refreshToken = deps.tokens.sign({ typ: 'refresh', userId: user.id, jti, fam, org: active ?? '', iat, exp: iat + deps.settings.refreshTokenSeconds });
+  const refreshToken = deps.tokens.sign({
+    typ: 'refresh',
+    userId: user.id,
+    jti,
+    fam,
+    org: active ?? '',
+    iat,
+    exp: iat + deps.settings.refreshTokenSeconds,
+  });
   return { user: toUserView(user, organizations), accessToken, refreshToken };
 }

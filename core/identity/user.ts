@@ -24,7 +24,11 @@ export interface UserRepository {
   findWithRole(id: string, organizationId: string | null): Promise<{ user: User; role: OrgRole | null } | null>;
   findByEmail(email: string): Promise<User | null>;
   findByGoogleSubject(subject: string): Promise<User | null>;
-  update(id: string, patch: Partial<Pick<User, 'displayName' | 'emailVerified' | 'googleSubject' | 'status' | 'platformRole' | 'passwordHash'>>, at: string): Promise<void>;
+  update(
+    id: string,
+    patch: Partial<Pick<User, 'displayName' | 'emailVerified' | 'googleSubject' | 'status' | 'platformRole' | 'passwordHash'>>,
+    at: string,
+  ): Promise<void>;
 }
 
 export interface RefreshTokenRecord {

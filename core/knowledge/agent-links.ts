@@ -35,7 +35,11 @@ export async function linkKnowledgeBase(deps: KnowledgeDeps, actor: Actor, knowl
       resourceId: kb.id,
       metadata: { agentId: agent.id, priority: input.priority ?? 0, updated: !!existing },
     });
-    return { message: existing ? 'Knowledge base link updated' : 'Knowledge base linked to agent', knowledgeBaseId: kb.id, agentId: agent.id };
+    return {
+      message: existing ? 'Knowledge base link updated' : 'Knowledge base linked to agent',
+      knowledgeBaseId: kb.id,
+      agentId: agent.id,
+    };
   });
 }
 
@@ -61,7 +65,11 @@ export async function unlinkKnowledgeBase(deps: KnowledgeDeps, actor: Actor, kno
 export type SyncHealth = 'healthy' | 'degraded' | 'failing';
 
 /** healthy: no source failing (or no sources); failing: every source failing; degraded: some. */
-export function sourceHealth(stats: Pick<KnowledgeBaseStats, 'sourceCount' | 'failedSources'>): { syncHealth: SyncHealth; failedSourceCount: number; failedSources: FailedSource[] } {
+export function sourceHealth(stats: Pick<KnowledgeBaseStats, 'sourceCount' | 'failedSources'>): {
+  syncHealth: SyncHealth;
+  failedSourceCount: number;
+  failedSources: FailedSource[];
+} {
   const failed = stats.failedSources.length;
   const syncHealth: SyncHealth = failed === 0 ? 'healthy' : failed >= stats.sourceCount ? 'failing' : 'degraded';
   return { syncHealth, failedSourceCount: failed, failedSources: stats.failedSources };
@@ -72,7 +80,14 @@ export async function listAgentKnowledgeBases(deps: KnowledgeDeps, actor: Actor,
   const repos = deps.store.repos;
   const agent = await agentFor(repos, actor, agentId, 'read');
   const linked = await repos.knowledgeLinks.listForAgent(agent.organizationId, agent.id);
-  const stats = new Map((await repos.knowledgeBases.stats(agent.organizationId, linked.map((l) => l.knowledgeBase.id))).map((s) => [s.knowledgeBaseId, s]));
+  const stats = new Map(
+    (
+      await repos.knowledgeBases.stats(
+        agent.organizationId,
+        linked.map((l) => l.knowledgeBase.id),
+      )
+    ).map((s) => [s.knowledgeBaseId, s]),
+  );
   const knowledgeBases = linked.map(({ knowledgeBase, link }) => {
     const s = stats.get(knowledgeBase.id)!;
     return {
@@ -114,11 +129,12 @@ export async function agentDeleteImpact(deps: KnowledgeDeps, actor: Actor, agent
     const other = others.get(kb.id) ?? { count: 0, sample: [] };
     const grants = actor.orgRole === 'viewer' ? await repos.knowledgeBases.grantsFor(kb.id, actor.userId) : [];
     const mayDelete = canOnResource(actor.orgRole, 'delete', grants);
-    const cannotDeleteReason = other.count > 0
-      ? `Shared with ${other.count} other agent${other.count === 1 ? '' : 's'}`
-      : !mayDelete
-        ? 'You do not have permission to delete this knowledge base'
-        : null;
+    const cannotDeleteReason =
+      other.count > 0
+        ? `Shared with ${other.count} other agent${other.count === 1 ? '' : 's'}`
+        : !mayDelete
+          ? 'You do not have permission to delete this knowledge base'
+          : null;
     knowledgeBases.push({
       id: kb.id,
       name: kb.name,

@@ -1,5 +1,5 @@
-import { chunkText, normalizeWhitespace, type TextChunk } from './chunker';
 import { DomainError } from '../shared/errors';
+import { chunkText, normalizeWhitespace, type TextChunk } from './chunker';
 
 /** Invariants every chunking must hold. */
 function expectWellFormed(text: string, chunks: TextChunk[], size: number): void {
@@ -43,9 +43,7 @@ describe('chunkText', () => {
   });
 
   it('returns one chunk for a short text, with normalised whitespace', () => {
-    expect(chunkText('  Hello   world.\n\n\n Bye ')).toEqual([
-      { index: 0, content: 'Hello world.\n\nBye', start: 0, end: 17 },
-    ]);
+    expect(chunkText('  Hello   world.\n\n\n Bye ')).toEqual([{ index: 0, content: 'Hello world.\n\nBye', start: 0, end: 17 }]);
   });
 
   it('uses the spec defaults of 1000 characters and 200 overlap', () => {

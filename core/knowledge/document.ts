@@ -35,7 +35,20 @@ export interface KnowledgeDocument {
 export type DocumentPatch = Partial<
   Pick<
     KnowledgeDocument,
-    'title' | 'mimeType' | 'fileSizeBytes' | 'processingStatus' | 'error' | 'chunkCount' | 'blobKey' | 'contentHash' | 'summary' | 'topics' | 'metadata' | 'jobId' | 'updatedAt' | 'processedAt'
+    | 'title'
+    | 'mimeType'
+    | 'fileSizeBytes'
+    | 'processingStatus'
+    | 'error'
+    | 'chunkCount'
+    | 'blobKey'
+    | 'contentHash'
+    | 'summary'
+    | 'topics'
+    | 'metadata'
+    | 'jobId'
+    | 'updatedAt'
+    | 'processedAt'
   >
 >;
 
@@ -52,13 +65,24 @@ export interface DocumentRepository {
   findById(organizationId: string, id: string): Promise<KnowledgeDocument | null>;
   findBySourceItem(organizationId: string, sourceId: string, itemKey: string): Promise<KnowledgeDocument | null>;
   findMany(organizationId: string, ids: string[]): Promise<KnowledgeDocument[]>;
-  list(organizationId: string, knowledgeBaseId: string, page: { limit: number; offset: number; status?: ProcessingStatus }): Promise<{ items: KnowledgeDocument[]; total: number }>;
+  list(
+    organizationId: string,
+    knowledgeBaseId: string,
+    page: { limit: number; offset: number; status?: ProcessingStatus },
+  ): Promise<{ items: KnowledgeDocument[]; total: number }>;
   update(organizationId: string, id: string, patch: DocumentPatch): Promise<KnowledgeDocument | null>;
   /**
    * Moves the document to `to` only when its status is one of `from` (compare-and-set); returns the
    * updated document, or null when it is gone, in another state, or (with `jobId`) owned by another job.
    */
-  transition(organizationId: string, id: string, from: ProcessingStatus[], to: ProcessingStatus, patch?: DocumentPatch, guard?: { jobId?: string }): Promise<KnowledgeDocument | null>;
+  transition(
+    organizationId: string,
+    id: string,
+    from: ProcessingStatus[],
+    to: ProcessingStatus,
+    patch?: DocumentPatch,
+    guard?: { jobId?: string },
+  ): Promise<KnowledgeDocument | null>;
   delete(organizationId: string, id: string): Promise<boolean>;
   /** Blob keys of every document of the knowledge base (for cleanup after a knowledge-base delete). */
   blobKeys(organizationId: string, knowledgeBaseId: string): Promise<string[]>;

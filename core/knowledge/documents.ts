@@ -66,7 +66,10 @@ export async function enqueueIngestion(deps: KnowledgeDeps, doc: KnowledgeDocume
     return await deps.queue.enqueue<IngestJobPayload>(INGEST_QUEUE, { organizationId: doc.organizationId, documentId: doc.id }, { jobId });
   } catch (error) {
     const now = deps.clock.now().toISOString();
-    await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['pending'], 'failed', { error: 'The processing job could not be queued; retry the document', updatedAt: now });
+    await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['pending'], 'failed', {
+      error: 'The processing job could not be queued; retry the document',
+      updatedAt: now,
+    });
     throw error;
   }
 }
@@ -120,7 +123,12 @@ export async function uploadDocument(deps: KnowledgeDeps, actor: Actor, knowledg
   return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
-export async function listDocuments(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, page: { limit: number; offset: number; status?: KnowledgeDocument['processingStatus'] }) {
+export async function listDocuments(
+  deps: KnowledgeDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  page: { limit: number; offset: number; status?: KnowledgeDocument['processingStatus'] },
+) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'read');
   const { items, total } = await deps.store.repos.documents.list(kb.organizationId, kb.id, page);
   return { documents: items.map(toDocumentView), total, limit: page.limit, offset: page.offset };
@@ -142,7 +150,8 @@ export async function deleteDocument(deps: KnowledgeDeps, actor: Actor, knowledg
   const doc = await documentOf(deps, actor, knowledgeBaseId, documentId, 'edit');
   await deps.store.repos.documents.delete(doc.organizationId, doc.id);
   const chunksDeleted = await deps.vectorIndex.deleteByDocument(doc.organizationId, doc.id);
-  if (doc.blobKey) await deps.blobs.delete(doc.blobKey).catch((error) => deps.log('warn', `document ${doc.id}: original file not deleted`, error));
+  if (doc.blobKey)
+    await deps.blobs.delete(doc.blobKey).catch((error) => deps.log('warn', `document ${doc.id}: original file not deleted`, error));
   return { message: 'Document deleted', documentId: doc.id, chunksDeleted };
 }
 
@@ -153,7 +162,11 @@ export async function retryDocument(deps: KnowledgeDeps, actor: Actor, knowledge
     throw new DomainError('INVALID_STATE', `Only failed documents can be retried; this one is ${doc.processingStatus}`);
   }
   const jobId = deps.ids.uuid();
-  const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['failed'], 'pending', { jobId, error: null, updatedAt: deps.clock.now().toISOString() });
+  const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['failed'], 'pending', {
+    jobId,
+    error: null,
+    updatedAt: deps.clock.now().toISOString(),
+  });
   if (!moved) throw new DomainError('INVALID_STATE', 'The document changed state meanwhile; reload it');
   await enqueueIngestion(deps, moved, jobId);
   return { message: 'Document queued for processing', documentId: doc.id, jobId };

@@ -2,13 +2,20 @@ import { charge } from '../billing/billing';
 import type { Job } from '../ports/job-queue';
 import { isDomainError } from '../shared/errors';
 import type { IngestJobPayload } from './documents';
-import { DocumentStale, defaultIngestionSteps, type IngestionContext, type IngestionStep, loadedHash } from './ingestion-steps';
+import { defaultIngestionSteps, DocumentStale, type IngestionContext, type IngestionStep, loadedHash } from './ingestion-steps';
 import type { KnowledgeDeps } from './knowledge-deps';
 
 export type IngestOutcome = 'completed' | 'failed' | 'skipped' | 'retrying';
 
 /** Failures that another attempt cannot fix: bad or empty files, missing capabilities, no credits. */
-const PERMANENT = new Set(['VALIDATION', 'NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INSUFFICIENT_CREDITS', 'NOT_FOUND']);
+const PERMANENT = new Set([
+  'VALIDATION',
+  'NOT_CONFIGURED',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'PAYLOAD_TOO_LARGE',
+  'INSUFFICIENT_CREDITS',
+  'NOT_FOUND',
+]);
 
 const reasonOf = (error: unknown) =>
   isDomainError(error) ? error.message : `Processing failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
@@ -20,16 +27,32 @@ const reasonOf = (error: unknown) =>
  * meanwhile are removed again. Transient failures (provider or network errors) put the document back to
  * pending and throw so the queue retries; the last attempt marks it failed.
  */
-export async function processIngestJob(deps: KnowledgeDeps, job: Job<IngestJobPayload>, steps: readonly IngestionStep[] = defaultIngestionSteps): Promise<IngestOutcome> {
+export async function processIngestJob(
+  deps: KnowledgeDeps,
+  job: Job<IngestJobPayload>,
+  steps: readonly IngestionStep[] = defaultIngestionSteps,
+): Promise<IngestOutcome> {
   const { organizationId, documentId } = job.payload;
   const repos = deps.store.repos;
   const current = await repos.documents.findById(organizationId, documentId);
-  if (!current || (current.jobId && current.jobId !== job.id) || current.processingStatus === 'completed' || current.processingStatus === 'failed') {
+  if (
+    !current ||
+    (current.jobId && current.jobId !== job.id) ||
+    current.processingStatus === 'completed' ||
+    current.processingStatus === 'failed'
+  ) {
     deps.log('debug', `ingest ${documentId}: skipped (${current ? `${current.processingStatus}, job ${current.jobId}` : 'deleted'})`);
     return 'skipped';
   }
   const now = () => deps.clock.now().toISOString();
-  const document = await repos.documents.transition(organizationId, documentId, ['pending', 'processing'], 'processing', { updatedAt: now(), error: null }, { jobId: current.jobId ?? undefined });
+  const document = await repos.documents.transition(
+    organizationId,
+    documentId,
+    ['pending', 'processing'],
+    'processing',
+    { updatedAt: now(), error: null },
+    { jobId: current.jobId ?? undefined },
+  );
   if (!document) return 'skipped';
   const knowledgeBase = await repos.knowledgeBases.findById(organizationId, document.knowledgeBaseId);
   if (!knowledgeBase) return 'skipped';
@@ -71,14 +94,28 @@ export async function processIngestJob(deps: KnowledgeDeps, job: Job<IngestJobPa
     const permanent = isDomainError(error) && PERMANENT.has(error.code);
     const maxAttempts = deps.settings.ingestMaxAttempts;
     if (!permanent && job.attempt < maxAttempts) {
-      await repos.documents.transition(organizationId, documentId, ['processing'], 'pending', {
-        error: `Attempt ${job.attempt} of ${maxAttempts} failed, retrying: ${reasonOf(error)}`,
-        updatedAt: now(),
-      }, { jobId: job.id });
+      await repos.documents.transition(
+        organizationId,
+        documentId,
+        ['processing'],
+        'pending',
+        {
+          error: `Attempt ${job.attempt} of ${maxAttempts} failed, retrying: ${reasonOf(error)}`,
+          updatedAt: now(),
+        },
+        { jobId: job.id },
+      );
       throw error;
     }
     deps.log(permanent ? 'info' : 'warn', `ingest ${documentId}: failed`, error);
-    await repos.documents.transition(organizationId, documentId, ['processing', 'pending'], 'failed', { error: reasonOf(error), chunkCount: 0, updatedAt: now() }, { jobId: job.id });
+    await repos.documents.transition(
+      organizationId,
+      documentId,
+      ['processing', 'pending'],
+      'failed',
+      { error: reasonOf(error), chunkCount: 0, updatedAt: now() },
+      { jobId: job.id },
+    );
     return 'failed';
   }
 
@@ -91,16 +128,28 @@ export async function processIngestJob(deps: KnowledgeDeps, job: Job<IngestJobPa
     providerCostUsd: deps.pricing.embeddingUsd(model, ctx.usage.embeddingTokens),
     reference: { documentId, knowledgeBaseId: document.knowledgeBaseId, chunks: ctx.chunks.length },
   });
-  const completed = await repos.documents.transition(organizationId, documentId, ['processing'], 'completed', {
-    chunkCount: ctx.chunks.length,
-    contentHash: document.contentHash ?? loadedHash(ctx),
-    summary: ctx.digest?.summary ?? null,
-    topics: ctx.digest?.topics ?? [],
-    metadata: { ...document.metadata, ...(ctx.loaded?.metadata ?? {}), counters: ctx.counters, ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}) },
-    error: null,
-    processedAt: now(),
-    updatedAt: now(),
-  }, { jobId: job.id });
+  const completed = await repos.documents.transition(
+    organizationId,
+    documentId,
+    ['processing'],
+    'completed',
+    {
+      chunkCount: ctx.chunks.length,
+      contentHash: document.contentHash ?? loadedHash(ctx),
+      summary: ctx.digest?.summary ?? null,
+      topics: ctx.digest?.topics ?? [],
+      metadata: {
+        ...document.metadata,
+        ...(ctx.loaded?.metadata ?? {}),
+        counters: ctx.counters,
+        ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}),
+      },
+      error: null,
+      processedAt: now(),
+      updatedAt: now(),
+    },
+    { jobId: job.id },
+  );
   if (!completed) {
     // deleted (or retried) while we were writing: do not leave its chunks behind
     if (!(await repos.documents.findById(organizationId, documentId))) await deps.vectorIndex.deleteByDocument(organizationId, documentId);

@@ -6,7 +6,7 @@ import { DomainError } from '../shared/errors';
 import { contentHash } from './chunk-id';
 import { normalizeWhitespace } from './chunker';
 import type { KnowledgeDocument } from './document';
-import { blobKeyFor, enqueueIngestion, toDocumentView, type DocumentView } from './documents';
+import { blobKeyFor, type DocumentView, enqueueIngestion, toDocumentView } from './documents';
 import type { KnowledgeDeps } from './knowledge-deps';
 
 export interface IngestTextInput {
@@ -43,7 +43,8 @@ export async function ingestText(deps: KnowledgeDeps, input: IngestTextInput): P
   const repos = deps.store.repos;
   const kb = await repos.knowledgeBases.findById(input.organizationId, input.knowledgeBaseId);
   if (!kb) throw new DomainError('NOT_FOUND', 'Knowledge base not found');
-  if ((input.sourceId === undefined) !== (input.itemKey === undefined)) throw new DomainError('VALIDATION', 'sourceId and itemKey go together');
+  if ((input.sourceId === undefined) !== (input.itemKey === undefined))
+    throw new DomainError('VALIDATION', 'sourceId and itemKey go together');
   const text = normalizeWhitespace(input.text);
   if (!text) throw new DomainError('VALIDATION', `No text to index in "${input.title}"`);
   const hash = contentHash(text);
@@ -52,7 +53,9 @@ export async function ingestText(deps: KnowledgeDeps, input: IngestTextInput): P
   const now = deps.clock.now().toISOString();
   const existing = input.sourceId ? await repos.documents.findBySourceItem(kb.organizationId, input.sourceId, input.itemKey!) : null;
   const recordItem = (documentId: string) =>
-    input.sourceId ? repos.sources.putItem({ sourceId: input.sourceId, itemKey: input.itemKey!, contentHash: hash, documentId }) : Promise.resolve();
+    input.sourceId
+      ? repos.sources.putItem({ sourceId: input.sourceId, itemKey: input.itemKey!, contentHash: hash, documentId })
+      : Promise.resolve();
 
   if (existing && existing.contentHash === hash && existing.processingStatus !== 'failed') {
     await recordItem(existing.id);
@@ -62,7 +65,11 @@ export async function ingestText(deps: KnowledgeDeps, input: IngestTextInput): P
   const id = existing?.id ?? deps.ids.uuid();
   const blobKey = blobKeyFor({ organizationId: kb.organizationId, knowledgeBaseId: kb.id, id }, SOURCE_TEXT_FILENAME);
   await deps.blobs.put(blobKey, bytes, 'text/plain');
-  const metadata = { ...(existing?.metadata ?? {}), ...(input.metadata ?? {}), ...(input.contentType ? { contentType: input.contentType } : {}) };
+  const metadata = {
+    ...(existing?.metadata ?? {}),
+    ...(input.metadata ?? {}),
+    ...(input.contentType ? { contentType: input.contentType } : {}),
+  };
   let doc: KnowledgeDocument | null;
   if (existing) {
     doc = await repos.documents.update(kb.organizationId, existing.id, {
@@ -110,7 +117,11 @@ export async function ingestText(deps: KnowledgeDeps, input: IngestTextInput): P
 }
 
 /** Deletes a document with its chunks and stored content (e.g. an item gone from its source). */
-export async function removeDocument(deps: KnowledgeDeps, organizationId: string, documentId: string): Promise<{ deleted: boolean; chunksDeleted: number }> {
+export async function removeDocument(
+  deps: KnowledgeDeps,
+  organizationId: string,
+  documentId: string,
+): Promise<{ deleted: boolean; chunksDeleted: number }> {
   const doc = await deps.store.repos.documents.findById(organizationId, documentId);
   if (!doc) return { deleted: false, chunksDeleted: 0 };
   await deps.store.repos.documents.delete(organizationId, documentId);

@@ -86,12 +86,19 @@ export const embedStep: IngestionStep = {
     const { deps, knowledgeBase: kb } = ctx;
     if (!kb.settings.embedding) {
       // a knowledge base written without settings (not through the API) gets the defaults on first use
-      kb.settings = { ...kb.settings, embedding: deps.settings.defaultEmbedding, chunking: kb.settings.chunking ?? deps.settings.defaultChunking };
+      kb.settings = {
+        ...kb.settings,
+        embedding: deps.settings.defaultEmbedding,
+        chunking: kb.settings.chunking ?? deps.settings.defaultChunking,
+      };
       await deps.store.repos.knowledgeBases.update(kb.organizationId, kb.id, { settings: kb.settings });
     }
     const { model, dimensions } = kb.settings.embedding;
     if (deps.embedder.model !== model) {
-      throw new DomainError('NOT_CONFIGURED', `This knowledge base uses the embedding model ${model}, but the configured embedder is ${deps.embedder.model}`);
+      throw new DomainError(
+        'NOT_CONFIGURED',
+        `This knowledge base uses the embedding model ${model}, but the configured embedder is ${deps.embedder.model}`,
+      );
     }
     if (!isFreeModel(model)) await ensureCredits(deps.billing, kb.organizationId);
     if (await ctx.isStale()) throw new DocumentStale();
@@ -100,7 +107,8 @@ export const embedStep: IngestionStep = {
     for (let i = 0; i < ctx.chunks.length; i += batch) {
       const texts = ctx.chunks.slice(i, i + batch).map((c) => c.content);
       const result = await deps.embedder.embed(texts, { dimensions, purpose: 'document' });
-      if (result.vectors.length !== texts.length) throw new DomainError('UPSTREAM_FAILED', 'The embedder returned a different number of vectors than texts');
+      if (result.vectors.length !== texts.length)
+        throw new DomainError('UPSTREAM_FAILED', 'The embedder returned a different number of vectors than texts');
       ctx.vectors.push(...result.vectors);
       ctx.usage.embeddingTokens += result.usage.tokens;
     }
@@ -124,7 +132,10 @@ export const storeStep: IngestionStep = {
       importance: DEFAULT_CHUNK_IMPORTANCE,
       metadata: { documentTitle: doc.title, start: c.start, end: c.end, ...(doc.sourceId ? { sourceId: doc.sourceId } : {}) },
     }));
-    const { written } = await deps.vectorIndex.replaceDocument({ organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId, documentId: doc.id }, chunks);
+    const { written } = await deps.vectorIndex.replaceDocument(
+      { organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId, documentId: doc.id },
+      chunks,
+    );
     ctx.counters.chunksWritten = written;
   },
   async compensate(ctx) {

@@ -1,6 +1,6 @@
+import type { Agent } from '../agents/agent';
 import type { Actor } from '../identity/actor';
 import { requireOrgPermission, requireResourcePermission, type ResourcePermission } from '../identity/policy';
-import type { Agent } from '../agents/agent';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { KnowledgeBase } from './knowledge-base';
@@ -12,7 +12,12 @@ export const activeOrganization = (actor: Actor) => requireOrgPermission(actor, 
  * The knowledge base in the actor's organization with the permission checked. Another organization's
  * knowledge base is NOT_FOUND (never FORBIDDEN), like a missing one.
  */
-export async function knowledgeBaseFor(repos: Repositories, actor: Actor, id: string, permission: ResourcePermission): Promise<KnowledgeBase> {
+export async function knowledgeBaseFor(
+  repos: Repositories,
+  actor: Actor,
+  id: string,
+  permission: ResourcePermission,
+): Promise<KnowledgeBase> {
   const organizationId = activeOrganization(actor);
   const kb = await repos.knowledgeBases.findById(organizationId, id);
   if (!kb) throw new DomainError('NOT_FOUND', 'Knowledge base not found');

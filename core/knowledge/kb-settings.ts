@@ -12,7 +12,10 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
  * configured embedder's (a knowledge base's vectors must be comparable with its query vectors); only the
  * dimensions may be chosen. Other keys are kept as given.
  */
-export function normalizeSettings(input: unknown, defaults: { embedding: EmbeddingSettings; chunking: ChunkingSettings }): KnowledgeBaseSettings {
+export function normalizeSettings(
+  input: unknown,
+  defaults: { embedding: EmbeddingSettings; chunking: ChunkingSettings },
+): KnowledgeBaseSettings {
   const raw = isObject(input) ? input : {};
   const embeddingIn = isObject(raw.embedding) ? raw.embedding : {};
   const chunkingIn = isObject(raw.chunking) ? raw.chunking : {};
@@ -20,8 +23,15 @@ export function normalizeSettings(input: unknown, defaults: { embedding: Embeddi
     throw new DomainError('VALIDATION', `settings.embedding.model must be the configured embedding model (${defaults.embedding.model})`);
   }
   const dimensions = embeddingIn.dimensions ?? defaults.embedding.dimensions;
-  if (!Number.isInteger(dimensions) || (dimensions as number) < MIN_EMBEDDING_DIMENSIONS || (dimensions as number) > MAX_EMBEDDING_DIMENSIONS) {
-    throw new DomainError('VALIDATION', `settings.embedding.dimensions must be an integer from ${MIN_EMBEDDING_DIMENSIONS} to ${MAX_EMBEDDING_DIMENSIONS}`);
+  if (
+    !Number.isInteger(dimensions) ||
+    (dimensions as number) < MIN_EMBEDDING_DIMENSIONS ||
+    (dimensions as number) > MAX_EMBEDDING_DIMENSIONS
+  ) {
+    throw new DomainError(
+      'VALIDATION',
+      `settings.embedding.dimensions must be an integer from ${MIN_EMBEDDING_DIMENSIONS} to ${MAX_EMBEDDING_DIMENSIONS}`,
+    );
   }
   const size = chunkingIn.size ?? defaults.chunking.size;
   const overlap = chunkingIn.overlap ?? defaults.chunking.overlap;

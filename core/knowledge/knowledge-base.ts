@@ -100,7 +100,12 @@ export interface AgentKnowledgeLinkRepository {
   listForAgent(organizationId: string, agentId: string, options?: { limit?: number }): Promise<LinkedKnowledgeBase[]>;
   countForAgent(organizationId: string, agentId: string): Promise<number>;
   /** Other live (not soft-deleted) agents per knowledge base: a count and the first `sampleSize` by name. */
-  otherAgents(organizationId: string, knowledgeBaseIds: string[], exceptAgentId: string, sampleSize: number): Promise<Map<string, { count: number; sample: AgentSummary[] }>>;
+  otherAgents(
+    organizationId: string,
+    knowledgeBaseIds: string[],
+    exceptAgentId: string,
+    sampleSize: number,
+  ): Promise<Map<string, { count: number; sample: AgentSummary[] }>>;
 }
 
 /** What a caller may do on a knowledge base (no per-KB grants yet: the organization role decides). */

@@ -68,10 +68,19 @@ export async function createKnowledgeBase(deps: KnowledgeDeps, actor: Actor, inp
     if (!org) throw new DomainError('NOT_FOUND', 'Organization not found');
     const count = await repos.knowledgeBases.count(organizationId);
     if (count >= org.plan.knowledgeBases) {
-      throw new DomainError('PLAN_LIMIT', `The plan allows ${org.plan.knowledgeBases} knowledge bases; delete one or upgrade the plan`, { limit: org.plan.knowledgeBases });
+      throw new DomainError('PLAN_LIMIT', `The plan allows ${org.plan.knowledgeBases} knowledge bases; delete one or upgrade the plan`, {
+        limit: org.plan.knowledgeBases,
+      });
     }
     await repos.knowledgeBases.create(kb);
-    await recordAudit(deps, repos, { organizationId, actorId: actor.userId, action: 'knowledge_base.create', resourceType: 'knowledge_base', resourceId: kb.id, metadata: { name } });
+    await recordAudit(deps, repos, {
+      organizationId,
+      actorId: actor.userId,
+      action: 'knowledge_base.create',
+      resourceType: 'knowledge_base',
+      resourceId: kb.id,
+      metadata: { name },
+    });
   });
   return toKnowledgeBaseView(kb);
 }
@@ -94,7 +103,12 @@ export interface UpdateKnowledgeBaseInput {
   settings?: Record<string, unknown>;
 }
 
-export async function updateKnowledgeBase(deps: KnowledgeDeps, actor: Actor, id: string, input: UpdateKnowledgeBaseInput): Promise<KnowledgeBaseView> {
+export async function updateKnowledgeBase(
+  deps: KnowledgeDeps,
+  actor: Actor,
+  id: string,
+  input: UpdateKnowledgeBaseInput,
+): Promise<KnowledgeBaseView> {
   return deps.store.transaction(async (repos) => {
     const kb = await knowledgeBaseFor(repos, actor, id, 'edit');
     const patch: KnowledgeBasePatch = { updatedAt: deps.clock.now().toISOString() };
@@ -105,10 +119,14 @@ export async function updateKnowledgeBase(deps: KnowledgeDeps, actor: Actor, id:
       const embeddingIn = (input.settings as { embedding?: Record<string, unknown> }).embedding;
       const current = kb.settings.embedding ?? deps.settings.defaultEmbedding;
       const merged = { ...kb.settings, ...input.settings, embedding: { ...current, ...(embeddingIn ?? {}) } };
-      const settings = normalizeSettings(merged, { ...settingDefaults(deps), embedding: { ...deps.settings.defaultEmbedding, dimensions: current.dimensions } });
+      const settings = normalizeSettings(merged, {
+        ...settingDefaults(deps),
+        embedding: { ...deps.settings.defaultEmbedding, dimensions: current.dimensions },
+      });
       if (settings.embedding.dimensions !== current.dimensions) {
         const [stats] = await repos.knowledgeBases.stats(kb.organizationId, [kb.id]);
-        if (stats.documentCount > 0) throw new DomainError('CONFLICT', 'settings.embedding cannot change once the knowledge base has documents');
+        if (stats.documentCount > 0)
+          throw new DomainError('CONFLICT', 'settings.embedding cannot change once the knowledge base has documents');
       }
       patch.settings = settings;
     }

@@ -1,10 +1,32 @@
 import type { Candidate, StoredChunk } from '../ports/vector-index';
-import { applyTokenBudget, capPerGroup, combinedScore, DEFAULT_RANKING, dropNearDuplicates, fuse, jaccard, scoreCandidates, selectResults, shingles } from './ranking';
+import {
+  applyTokenBudget,
+  capPerGroup,
+  combinedScore,
+  DEFAULT_RANKING,
+  dropNearDuplicates,
+  fuse,
+  jaccard,
+  scoreCandidates,
+  selectResults,
+  shingles,
+} from './ranking';
 
 let n = 0;
 function stored(over: Partial<StoredChunk> = {}): StoredChunk {
   n++;
-  return { id: `c${String(n).padStart(3, '0')}`, organizationId: 'o', knowledgeBaseId: 'kb1', documentId: `d${n}`, chunkIndex: 0, content: `unique content number ${n} ${'x'.repeat(n)}`, embeddingType: 'text', importance: 0.5, metadata: {}, ...over };
+  return {
+    id: `c${String(n).padStart(3, '0')}`,
+    organizationId: 'o',
+    knowledgeBaseId: 'kb1',
+    documentId: `d${n}`,
+    chunkIndex: 0,
+    content: `unique content number ${n} ${'x'.repeat(n)}`,
+    embeddingType: 'text',
+    importance: 0.5,
+    metadata: {},
+    ...over,
+  };
 }
 const cand = (chunk: StoredChunk, vectorScore: number | null, textScore: number | null): Candidate => ({ chunk, vectorScore, textScore });
 const o = DEFAULT_RANKING;
@@ -25,12 +47,19 @@ describe('reciprocal rank fusion', () => {
 
 describe('combined score and floors', () => {
   it('weighs 0.60 vector similarity, 0.25 text relevance, 0.15 importance', () => {
-    expect(combinedScore({ vectorScore: 0.8, chunk: { importance: 0.4 } }, 0.6, o.weights)).toBeCloseTo(0.6 * 0.8 + 0.25 * 0.6 + 0.15 * 0.4, 10);
+    expect(combinedScore({ vectorScore: 0.8, chunk: { importance: 0.4 } }, 0.6, o.weights)).toBeCloseTo(
+      0.6 * 0.8 + 0.25 * 0.6 + 0.15 * 0.4,
+      10,
+    );
     expect(combinedScore({ vectorScore: null, chunk: { importance: 2 } }, -1, o.weights)).toBeCloseTo(0.15, 10); // clamped
   });
 
   const score = (vectorScore: number | null, textScore: number | null, importance = 0.5, textMatch = textScore !== null) =>
-    scoreCandidates([{ chunk: stored({ importance }), vectorScore, textScore, textMatch, vectorMatch: vectorScore !== null, rrf: 0.01 }], null, o);
+    scoreCandidates(
+      [{ chunk: stored({ importance }), vectorScore, textScore, textMatch, vectorMatch: vectorScore !== null, rrf: 0.01 }],
+      null,
+      o,
+    );
 
   it('drops a vector-only hit below 0.35 similarity, keeps it at 0.35 when the combined score clears 0.25', () => {
     expect(score(0.349, null)).toEqual([]);
@@ -83,7 +112,14 @@ describe('selection', () => {
   });
 
   it('keeps at most 2 chunks per document and topK per knowledge base, in score order', () => {
-    const d = [stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-a' }), stored({ documentId: 'doc-b' }), stored({ documentId: 'doc-c' }), stored({ knowledgeBaseId: 'kb2', documentId: 'doc-z' })];
+    const d = [
+      stored({ documentId: 'doc-a' }),
+      stored({ documentId: 'doc-a' }),
+      stored({ documentId: 'doc-a' }),
+      stored({ documentId: 'doc-b' }),
+      stored({ documentId: 'doc-c' }),
+      stored({ knowledgeBaseId: 'kb2', documentId: 'doc-z' }),
+    ];
     expect(capPerGroup(ranked(d), 2, 3).map((r) => r.chunk.id)).toEqual([d[0].id, d[1].id, d[3].id, d[5].id]);
   });
 

@@ -85,7 +85,11 @@ export function fuse(vector: Candidate[], text: Candidate[], k: number): FusedCa
 
 const byRrf = (a: FusedCandidate, b: FusedCandidate) => b.rrf - a.rrf || a.chunk.id.localeCompare(b.chunk.id);
 
-export function combinedScore(c: { vectorScore: number | null; chunk: { importance: number } }, relevance: number, w: RankingOptions['weights']): number {
+export function combinedScore(
+  c: { vectorScore: number | null; chunk: { importance: number } },
+  relevance: number,
+  w: RankingOptions['weights'],
+): number {
   const v = Math.max(0, Math.min(1, c.vectorScore ?? 0));
   const t = Math.max(0, Math.min(1, relevance));
   const i = Math.max(0, Math.min(1, c.chunk.importance));
@@ -137,7 +141,11 @@ export function dropNearDuplicates<T extends { chunk: { content: string } }>(ran
   return kept.map((k) => k.item);
 }
 
-export function capPerGroup<T extends { chunk: { documentId: string; knowledgeBaseId: string } }>(ranked: T[], maxPerDocument: number, maxPerKnowledgeBase: number): T[] {
+export function capPerGroup<T extends { chunk: { documentId: string; knowledgeBaseId: string } }>(
+  ranked: T[],
+  maxPerDocument: number,
+  maxPerKnowledgeBase: number,
+): T[] {
   const perDoc = new Map<string, number>();
   const perKb = new Map<string, number>();
   const out: T[] = [];

@@ -55,24 +55,45 @@ function embedder(model = 'local/hash-embed-v1'): Embedder & { calls: { texts: s
     calls,
     async embed(texts, options) {
       calls.push({ texts, ...options });
-      return { vectors: texts.map(() => new Array(options.dimensions).fill(1 / Math.sqrt(options.dimensions))), model, usage: { tokens: 7 } };
+      return {
+        vectors: texts.map(() => new Array(options.dimensions).fill(1 / Math.sqrt(options.dimensions))),
+        model,
+        usage: { tokens: 7 },
+      };
     },
   };
 }
 
-const store = (kbs: KnowledgeBase[]) => ({ repos: { knowledgeBases: { findMany: async (_org: string, ids: string[]) => kbs.filter((k) => ids.includes(k.id)) } } }) as unknown as Store;
+const store = (kbs: KnowledgeBase[]) =>
+  ({
+    repos: { knowledgeBases: { findMany: async (_org: string, ids: string[]) => kbs.filter((k) => ids.includes(k.id)) } },
+  }) as unknown as Store;
 const c = (chunk: StoredChunk, vectorScore: number | null, textScore: number | null): Candidate => ({ chunk, vectorScore, textScore });
 
 describe('retrieve', () => {
   it('embeds the query per embedding size, asks for candidates per knowledge base, and returns ranked chunks', async () => {
     const a = chunk('kb-a', 'doc-1');
     const b = chunk('kb-b', 'doc-2');
-    const index = new FakeIndex((q) => (q.embedding?.length === 16 ? { vector: [c(a, 0.9, 0.2)], text: [c(a, 0.9, 0.2)] } : { vector: [c(b, 0.5, null)], text: [] }));
+    const index = new FakeIndex((q) =>
+      q.embedding?.length === 16 ? { vector: [c(a, 0.9, 0.2)], text: [c(a, 0.9, 0.2)] } : { vector: [c(b, 0.5, null)], text: [] },
+    );
     const e = embedder();
-    const r = await retrieve({ store: store([kb('kb-a'), kb('kb-b', 'local/hash-embed-v1', 32)]), vectorIndex: index, embedder: e, reranker: null }, { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-b', 'kb-a'], query: ' how? ' });
-    expect(e.calls.map((x) => [x.dimensions, x.purpose, x.texts])).toEqual([[16, 'query', ['how?']], [32, 'query', ['how?']]]);
-    expect(index.queries.map((q) => [q.knowledgeBaseIds, q.text, q.candidatesPerKnowledgeBase, q.organizationId])).toEqual([[['kb-a'], 'how?', 20, 'org'], [['kb-b'], 'how?', 20, 'org']]);
-    expect(r.chunks.map((x) => [x.chunkId, x.matchedBy])).toEqual([[a.id, ['vector', 'text']], [b.id, ['vector']]]);
+    const r = await retrieve(
+      { store: store([kb('kb-a'), kb('kb-b', 'local/hash-embed-v1', 32)]), vectorIndex: index, embedder: e, reranker: null },
+      { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-b', 'kb-a'], query: ' how? ' },
+    );
+    expect(e.calls.map((x) => [x.dimensions, x.purpose, x.texts])).toEqual([
+      [16, 'query', ['how?']],
+      [32, 'query', ['how?']],
+    ]);
+    expect(index.queries.map((q) => [q.knowledgeBaseIds, q.text, q.candidatesPerKnowledgeBase, q.organizationId])).toEqual([
+      [['kb-a'], 'how?', 20, 'org'],
+      [['kb-b'], 'how?', 20, 'org'],
+    ]);
+    expect(r.chunks.map((x) => [x.chunkId, x.matchedBy])).toEqual([
+      [a.id, ['vector', 'text']],
+      [b.id, ['vector']],
+    ]);
     expect(r.chunks[0].score).toBeCloseTo(0.6 * 0.9 + 0.25 * 0.2 + 0.075, 4);
     expect(r.usage).toEqual({ embeddingModel: 'local/hash-embed-v1', embeddingTokens: 14, rerankModel: null, rerankSearchUnits: 0 });
   });
@@ -81,7 +102,10 @@ describe('retrieve', () => {
     const t = chunk('kb-old', 'doc-9', 'exact words');
     const index = new FakeIndex(() => ({ vector: [], text: [c(t, null, 1)] }));
     const e = embedder();
-    const r = await retrieve({ store: store([kb('kb-old', 'openai/text-embedding-3-large', 3072)]), vectorIndex: index, embedder: e, reranker: null }, { organizationId: 'org', knowledgeBaseIds: ['kb-old', 'missing'], query: 'exact words' });
+    const r = await retrieve(
+      { store: store([kb('kb-old', 'openai/text-embedding-3-large', 3072)]), vectorIndex: index, embedder: e, reranker: null },
+      { organizationId: 'org', knowledgeBaseIds: ['kb-old', 'missing'], query: 'exact words' },
+    );
     expect(e.calls).toEqual([]);
     expect(index.queries).toEqual([expect.objectContaining({ knowledgeBaseIds: ['kb-old'], embedding: null, text: 'exact words' })]);
     expect(r.chunks.map((x) => x.chunkId)).toEqual([t.id]);
@@ -100,9 +124,25 @@ describe('retrieve', () => {
   it('reranks the fused pool when a reranker is configured (unless turned off)', async () => {
     const first = chunk('kb-a', 'd1');
     const second = chunk('kb-a', 'd2');
-    const index = new FakeIndex(() => ({ vector: [c(first, 0.6, 0.9), c(second, 0.6, 0.1)], text: [c(first, 0.6, 0.9), c(second, 0.6, 0.1)] }));
+    const index = new FakeIndex(() => ({
+      vector: [c(first, 0.6, 0.9), c(second, 0.6, 0.1)],
+      text: [c(first, 0.6, 0.9), c(second, 0.6, 0.1)],
+    }));
     const seen: string[][] = [];
-    const reranker: Reranker = { id: 'r', model: 'cohere/rerank-v3.5', rerank: async (_q, docs) => (seen.push(docs), { results: [{ index: 1, score: 0.99 }, { index: 0, score: 0.01 }], usage: { searchUnits: 1 } }) };
+    const reranker: Reranker = {
+      id: 'r',
+      model: 'cohere/rerank-v3.5',
+      rerank: async (_q, docs) => (
+        seen.push(docs),
+        {
+          results: [
+            { index: 1, score: 0.99 },
+            { index: 0, score: 0.01 },
+          ],
+          usage: { searchUnits: 1 },
+        }
+      ),
+    };
     const deps = { store: store([kb('kb-a')]), vectorIndex: index, embedder: embedder(), reranker };
     const r = await retrieve(deps, { organizationId: 'org', knowledgeBaseIds: ['kb-a'], query: 'q' });
     expect(r.chunks.map((x) => x.chunkId)).toEqual([second.id, first.id]);
@@ -118,7 +158,12 @@ describe('retrieve', () => {
     const index = new FakeIndex(() => ({ vector: many.map((m, i) => c(m, 0.9 - i / 100, null)), text: [] }));
     const deps = { store: store([kb('kb-a')]), vectorIndex: index, embedder: embedder(), reranker: null };
     expect((await retrieve(deps, { organizationId: 'org', knowledgeBaseIds: ['kb-a'], query: 'q' })).chunks).toHaveLength(3);
-    const r = await retrieve(deps, { organizationId: 'org', knowledgeBaseIds: ['kb-a'], query: 'q', options: { topKPerKnowledgeBase: 5, candidatesPerKnowledgeBase: 7, mode: 'vector' } });
+    const r = await retrieve(deps, {
+      organizationId: 'org',
+      knowledgeBaseIds: ['kb-a'],
+      query: 'q',
+      options: { topKPerKnowledgeBase: 5, candidatesPerKnowledgeBase: 7, mode: 'vector' },
+    });
     expect(r.chunks).toHaveLength(5);
     expect(index.queries.at(-1)).toMatchObject({ candidatesPerKnowledgeBase: 7, text: null });
     await retrieve(deps, { organizationId: 'org', knowledgeBaseIds: ['kb-a'], query: 'q', options: { mode: 'text' } });
@@ -131,14 +176,40 @@ describe('chargeRetrieval', () => {
   it('records nothing for free models and a priced event for paid ones', async () => {
     const charged: unknown[] = [];
     const billing = {
-      store: { transaction: async (fn: (r: unknown) => unknown) => fn({ wallets: { adjust: async () => 0 }, billingEvents: { record: async (e: unknown) => charged.push(e) } }) },
+      store: {
+        transaction: async (fn: (r: unknown) => unknown) =>
+          fn({ wallets: { adjust: async () => 0 }, billingEvents: { record: async (e: unknown) => charged.push(e) } }),
+      },
       clock: { now: () => new Date('2024-01-01T00:00:00Z') },
       ids: { uuid: () => 'id', secret: () => 's' },
       marginMultiplier: 2,
     } as never;
-    expect(await chargeRetrieval({ billing, pricing }, 'org', { embeddingModel: 'local/hash-embed-v1', embeddingTokens: 100, rerankModel: 'local/lexical-rerank-v1', rerankSearchUnits: 1 }, {})).toBeNull();
-    const event = await chargeRetrieval({ billing, pricing }, 'org', { embeddingModel: 'openai/text-embedding-3-large', embeddingTokens: 1_000_000, rerankModel: 'cohere/rerank-v3.5', rerankSearchUnits: 2 }, { knowledgeBaseIds: ['kb'] });
-    expect(event).toMatchObject({ kind: 'knowledge_search', model: 'openai/text-embedding-3-large', promptTokens: 1_000_000, providerCostUsd: 0.134, costUsd: 0.268 });
+    expect(
+      await chargeRetrieval(
+        { billing, pricing },
+        'org',
+        { embeddingModel: 'local/hash-embed-v1', embeddingTokens: 100, rerankModel: 'local/lexical-rerank-v1', rerankSearchUnits: 1 },
+        {},
+      ),
+    ).toBeNull();
+    const event = await chargeRetrieval(
+      { billing, pricing },
+      'org',
+      {
+        embeddingModel: 'openai/text-embedding-3-large',
+        embeddingTokens: 1_000_000,
+        rerankModel: 'cohere/rerank-v3.5',
+        rerankSearchUnits: 2,
+      },
+      { knowledgeBaseIds: ['kb'] },
+    );
+    expect(event).toMatchObject({
+      kind: 'knowledge_search',
+      model: 'openai/text-embedding-3-large',
+      promptTokens: 1_000_000,
+      providerCostUsd: 0.134,
+      costUsd: 0.268,
+    });
     expect(charged).toHaveLength(1);
   });
 });

@@ -6,16 +6,16 @@
  * No permission check here: callers pass knowledge bases the caller may read. Do not call it inside
  * `store.transaction` (the vector index uses its own connection).
  */
+import type { BillingDeps } from '../billing/billing';
 import { charge } from '../billing/billing';
-import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import { type BillingEvent } from '../billing/wallet';
 import type { Embedder } from '../ports/embedder';
 import type { Reranker } from '../ports/reranker';
 import type { Store } from '../ports/store';
+import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import type { VectorIndex } from '../ports/vector-index';
-import type { BillingDeps } from '../billing/billing';
-import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults } from './ranking';
 import type { KnowledgePricing } from './pricing';
+import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults } from './ranking';
 
 export interface RetrievalDeps {
   store: Store;
@@ -112,7 +112,11 @@ export async function retrieve(
 
   let rerankScores: (number | null)[] | null = null;
   if (deps.reranker && input.options?.rerank !== false && pool.length > 0) {
-    const r = await deps.reranker.rerank(query, pool.map((c) => c.chunk.content), { topN: pool.length });
+    const r = await deps.reranker.rerank(
+      query,
+      pool.map((c) => c.chunk.content),
+      { topN: pool.length },
+    );
     rerankScores = pool.map(() => 0);
     for (const x of r.results) rerankScores[x.index] = x.score;
     usage.rerankModel = deps.reranker.model;

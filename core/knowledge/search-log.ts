@@ -20,6 +20,10 @@ export interface SearchLogEntry {
 
 export interface SearchLogRepository {
   record(entries: SearchLogEntry[]): Promise<void>;
-  list(organizationId: string, knowledgeBaseId: string, page: { limit: number; offset: number }): Promise<{ items: SearchLogEntry[]; total: number }>;
+  list(
+    organizationId: string,
+    knowledgeBaseId: string,
+    page: { limit: number; offset: number },
+  ): Promise<{ items: SearchLogEntry[]; total: number }>;
   clear(organizationId: string, knowledgeBaseId: string): Promise<number>;
 }

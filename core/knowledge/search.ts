@@ -1,12 +1,12 @@
+import { ensureCredits } from '../billing/billing';
 import type { Actor } from '../identity/actor';
 import { canOnResource } from '../identity/policy';
-import { ensureCredits } from '../billing/billing';
 import { DomainError } from '../shared/errors';
 import { activeOrganization } from './kb-access';
 import type { KnowledgeDeps } from './knowledge-deps';
 import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';
-import { chargeRetrieval, type RetrievedChunk, retrieve, type RetrievalUsage } from './retrieve';
+import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
 
 export interface SearchInput {
@@ -46,14 +46,21 @@ interface QueryText {
 async function queryTexts(deps: KnowledgeDeps, input: SearchInput): Promise<QueryText[]> {
   const out: QueryText[] = [];
   if (input.query?.trim()) out.push({ text: input.query.trim(), method: 'semantic' });
-  for (const f of input.files ?? []) if (f.content?.trim()) out.push({ text: f.content.trim().slice(0, FILE_QUERY_CHARS), method: 'semantic' });
+  for (const f of input.files ?? [])
+    if (f.content?.trim()) out.push({ text: f.content.trim().slice(0, FILE_QUERY_CHARS), method: 'semantic' });
   if (input.images?.length) {
     if (!deps.imageDescriber) {
-      throw new DomainError('VALIDATION', 'Image search needs a vision-capable model to describe the images, and none is configured; search with query text instead');
+      throw new DomainError(
+        'VALIDATION',
+        'Image search needs a vision-capable model to describe the images, and none is configured; search with query text instead',
+      );
     }
     for (const image of input.images) {
       const { caption, text } = await deps.imageDescriber.describe(Buffer.from(image.base64, 'base64'), { mimeType: image.mimeType });
-      const described = [caption, text].map((s) => s.trim()).filter(Boolean).join('\n');
+      const described = [caption, text]
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .join('\n');
       if (described) out.push({ text: described, method: 'image' });
     }
   }
@@ -93,7 +100,8 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
     const grants = actor.orgRole === 'viewer' ? await repos.knowledgeBases.grantsFor(kb.id, actor.userId) : [];
     if (!canOnResource(actor.orgRole, 'read', grants)) throw new DomainError('FORBIDDEN', 'You cannot read one of these knowledge bases');
   }
-  if (!isFreeModel(deps.embedder.model) || (deps.reranker && !isFreeModel(deps.reranker.model))) await ensureCredits(deps.billing, organizationId);
+  if (!isFreeModel(deps.embedder.model) || (deps.reranker && !isFreeModel(deps.reranker.model)))
+    await ensureCredits(deps.billing, organizationId);
 
   const topK = input.topK ?? DEFAULT_RANKING.topKPerKnowledgeBase;
   const queries = await queryTexts(deps, input);
@@ -114,7 +122,11 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
       }
     }
   }
-  const ranked = capPerGroup([...merged.values()].sort((a, b) => b.chunk.score - a.chunk.score), DEFAULT_RANKING.maxChunksPerDocument, topK);
+  const ranked = capPerGroup(
+    [...merged.values()].sort((a, b) => b.chunk.score - a.chunk.score),
+    DEFAULT_RANKING.maxChunksPerDocument,
+    topK,
+  );
   const docs = await repos.documents.findMany(organizationId, [...new Set(ranked.map((r) => r.chunk.documentId))]);
   const docInfo = new Map(docs.map((d) => [d.id, { title: d.title, topics: d.topics }]));
   const results: SearchResult[] = ranked

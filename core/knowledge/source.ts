@@ -24,7 +24,18 @@ export interface KnowledgeSource {
 }
 
 export type SourcePatch = Partial<
-  Pick<KnowledgeSource, 'url' | 'options' | 'syncEnabled' | 'syncFrequencyMinutes' | 'lastSyncedAt' | 'nextSyncAt' | 'lastSyncError' | 'syncHealth' | 'updatedAt'>
+  Pick<
+    KnowledgeSource,
+    | 'url'
+    | 'options'
+    | 'syncEnabled'
+    | 'syncFrequencyMinutes'
+    | 'lastSyncedAt'
+    | 'nextSyncAt'
+    | 'lastSyncError'
+    | 'syncHealth'
+    | 'updatedAt'
+  >
 >;
 
 /** What was ingested for one item of a source (an article, a post, a page). */

@@ -38,7 +38,10 @@ export interface DocumentDigest {
   topics: string[];
 }
 
-export function summarize(text: string, options: { title?: string; maxSentences?: number; maxChars?: number; maxTopics?: number } = {}): DocumentDigest {
+export function summarize(
+  text: string,
+  options: { title?: string; maxSentences?: number; maxChars?: number; maxTopics?: number } = {},
+): DocumentDigest {
   const maxSentences = options.maxSentences ?? 3;
   const maxChars = options.maxChars ?? 400;
   const maxTopics = options.maxTopics ?? 6;

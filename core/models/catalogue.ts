@@ -120,7 +120,10 @@ export async function syncModels(d: CatalogueDeps, actor: Actor) {
     await repos.models.upsert(models);
     let deactivated = 0;
     for (const provider of new Set(models.map((m) => m.provider))) {
-      deactivated += await repos.models.deactivateMissing(provider, models.filter((m) => m.provider === provider).map((m) => m.id));
+      deactivated += await repos.models.deactivateMissing(
+        provider,
+        models.filter((m) => m.provider === provider).map((m) => m.id),
+      );
     }
     return { status: 'completed', source: d.listing!.id, count: models.length, deactivated, syncedAt: now };
   });

@@ -37,7 +37,10 @@ export interface SeatUsage {
 export async function seatUsage(repos: Repositories, organizationId: string, now: string): Promise<SeatUsage> {
   const org = await repos.organizations.findById(organizationId);
   if (!org) throw new DomainError('NOT_FOUND', 'Organization not found');
-  const [usedSeats, pendingInvitations] = await Promise.all([repos.memberships.count(organizationId), repos.invitations.countPending(organizationId, now)]);
+  const [usedSeats, pendingInvitations] = await Promise.all([
+    repos.memberships.count(organizationId),
+    repos.invitations.countPending(organizationId, now),
+  ]);
   return { usedSeats, totalSeats: org.plan.seats, pendingInvitations };
 }
 
@@ -51,8 +54,11 @@ export async function inviteMember(deps: OrganizationDeps, actor: Actor, organiz
     await roleIn(repos, actor, organizationId, 'org.invite');
     await repos.invitations.lockOrganization(organizationId);
     const invitee = await repos.users.findByEmail(email);
-    if (invitee && (await repos.memberships.find(organizationId, invitee.id))) throw new DomainError('CONFLICT', 'This person is already a member');
-    const pending = (await repos.invitations.listForOrganization(organizationId)).find((i) => i.email === email && i.status === 'pending' && i.expiresAt > nowIso);
+    if (invitee && (await repos.memberships.find(organizationId, invitee.id)))
+      throw new DomainError('CONFLICT', 'This person is already a member');
+    const pending = (await repos.invitations.listForOrganization(organizationId)).find(
+      (i) => i.email === email && i.status === 'pending' && i.expiresAt > nowIso,
+    );
     if (pending) throw new DomainError('CONFLICT', 'An invitation for this email is already pending');
     const seats = await seatUsage(repos, organizationId, nowIso);
     if (seats.usedSeats + seats.pendingInvitations >= seats.totalSeats) {
@@ -99,7 +105,8 @@ export async function acceptInvitation(deps: OrganizationDeps, actor: Actor, tok
     if (!invitation || invitation.status !== 'pending' || invitation.expiresAt <= now) {
       throw new DomainError('NOT_FOUND', 'Invitation not found, already used or expired');
     }
-    if (invitation.email !== actor.email.toLowerCase()) throw new DomainError('FORBIDDEN', 'This invitation was sent to another email address');
+    if (invitation.email !== actor.email.toLowerCase())
+      throw new DomainError('FORBIDDEN', 'This invitation was sent to another email address');
     const org = await repos.organizations.findById(invitation.organizationId);
     if (!org) throw new DomainError('NOT_FOUND', 'Organization not found');
     const existing = await repos.memberships.find(org.id, actor.userId);

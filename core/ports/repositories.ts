@@ -2,19 +2,19 @@ import type { AgentRepository } from '../agents/agent';
 import type { AgentUsageReader } from '../agents/agent-usage';
 import type { AgentVersionRepository } from '../agents/agent-version';
 import type { KnowledgeLinks } from '../agents/knowledge-links';
-import type { PromptConfigRepository } from '../prompts/prompt-config';
-import type { ModelRepository } from '../models/model';
-import type { AuditRepository } from '../audit/audit.repository';
 import type { ApiKeyRepository } from '../api-keys/api-key';
-import type { ConversationRepository } from '../conversations/conversation';
 import type { AttachmentRepository } from '../attachments/attachment';
+import type { AuditRepository } from '../audit/audit.repository';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
+import type { ConversationRepository } from '../conversations/conversation';
 import type { OAuthStateRepository, RefreshTokenRepository, UserRepository } from '../identity/user';
 import type { DocumentRepository } from '../knowledge/document';
 import type { AgentKnowledgeLinkRepository, KnowledgeBaseRepository } from '../knowledge/knowledge-base';
 import type { SearchLogRepository } from '../knowledge/search-log';
 import type { KnowledgeSourceRepository } from '../knowledge/source';
+import type { ModelRepository } from '../models/model';
 import type { InvitationRepository, MembershipRepository, OrganizationRepository } from '../organizations/organization';
+import type { PromptConfigRepository } from '../prompts/prompt-config';
 
 /** Every repository, bound to one connection or transaction. Each area adds its own here. */
 export interface Repositories {

@@ -8,6 +8,10 @@ export interface RerankResult {
 export interface Reranker {
   readonly id: string;
   readonly model: string;
-  rerank(query: string, documents: string[], options?: { topN?: number }): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }>;
+  rerank(
+    query: string,
+    documents: string[],
+    options?: { topN?: number },
+  ): Promise<{ results: RerankResult[]; usage: { searchUnits: number } }>;
 }
 export const RERANKER = Symbol.for('Reranker');

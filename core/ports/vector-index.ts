@@ -70,7 +70,10 @@ export interface VectorIndex {
    * Makes `chunks` the complete chunk set of the document: chunks of the document not in the list go, the
    * rest are upserted. Safe to repeat (a redelivered ingestion job converges to the same state).
    */
-  replaceDocument(ref: { organizationId: string; knowledgeBaseId: string; documentId: string }, chunks: VectorChunk[]): Promise<{ deleted: number; written: number }>;
+  replaceDocument(
+    ref: { organizationId: string; knowledgeBaseId: string; documentId: string },
+    chunks: VectorChunk[],
+  ): Promise<{ deleted: number; written: number }>;
   /** Returns how many chunks went. */
   deleteByDocument(organizationId: string, documentId: string): Promise<number>;
   deleteByKnowledgeBase(organizationId: string, knowledgeBaseId: string): Promise<number>;

@@ -4,11 +4,15 @@ import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
 import type { PromptConfigVersion, SectionMode } from './prompt-config';
 import type { PromptDeps } from './prompt-deps';
-import { type SectionInput, sectionAddress, validateSections } from './prompt-sections';
+import { sectionAddress, type SectionInput, validateSections } from './prompt-sections';
 import { checkVariableNamespaces } from './template';
 import { type BumpType, formatVersion, nextVersionNumber } from './version-number';
 
-const ref = (v: { id: string; versionMajor: number; versionMinor: number }) => ({ id: v.id, versionMajor: v.versionMajor, versionMinor: v.versionMinor });
+const ref = (v: { id: string; versionMajor: number; versionMinor: number }) => ({
+  id: v.id,
+  versionMajor: v.versionMajor,
+  versionMinor: v.versionMinor,
+});
 
 /**
  * POST /api/bots/:id/prompt-config-versions (permission `update`; spec 3.6): writes the given sections to the
@@ -16,13 +20,24 @@ const ref = (v: { id: string; versionMajor: number; versionMinor: number }) => (
  * one agent are serialised by the agent row lock, so concurrent saves become consecutive versions. Any
  * error leaves nothing written. Audit: `prompt_config.save`.
  */
-export async function savePromptConfig(deps: PromptDeps, actor: Actor, agentId: string, input: { sections: SectionInput[]; bumpType?: BumpType; label?: string | null }) {
+export async function savePromptConfig(
+  deps: PromptDeps,
+  actor: Actor,
+  agentId: string,
+  input: { sections: SectionInput[]; bumpType?: BumpType; label?: string | null },
+) {
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, agentId, 'update', { lock: true });
     const sections = validateSections(input.sections, agent.tools);
     const now = deps.clock.now().toISOString();
     await repos.prompts.upsertDraft(agent.organizationId, agent.id, sections, now, actor.userId);
-    const items = (await repos.prompts.draft(agent.id)).map(({ promptType, instanceRef, mode, content, prompt }) => ({ promptType, instanceRef, mode, content, prompt }));
+    const items = (await repos.prompts.draft(agent.id)).map(({ promptType, instanceRef, mode, content, prompt }) => ({
+      promptType,
+      instanceRef,
+      mode,
+      content,
+      prompt,
+    }));
     const newest = await repos.prompts.newestVersion(agent.id);
     const next = nextVersionNumber(newest && { major: newest.versionMajor, minor: newest.versionMinor }, input.bumpType ?? 'minor');
     const version: Omit<PromptConfigVersion, 'authorName' | 'sectionCount'> = {
@@ -57,7 +72,11 @@ export async function publishPromptConfig(deps: PromptDeps, actor: Actor, agentI
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, agentId, 'update', { lock: true });
     const target = versionId ? await repos.prompts.findVersion(agent.id, versionId) : await repos.prompts.newestVersion(agent.id);
-    if (!target) throw new DomainError('NOT_FOUND', versionId ? 'Config version not found for this agent' : 'This agent has no config version to publish');
+    if (!target)
+      throw new DomainError(
+        'NOT_FOUND',
+        versionId ? 'Config version not found for this agent' : 'This agent has no config version to publish',
+      );
     const previous = await repos.prompts.live(agent.id);
     await repos.prompts.setLive(agent.id, target.id, deps.clock.now().toISOString(), actor.userId);
     await recordAudit(deps, repos, {
@@ -66,7 +85,11 @@ export async function publishPromptConfig(deps: PromptDeps, actor: Actor, agentI
       action: 'prompt_config.publish',
       resourceType: 'agent',
       resourceId: agent.id,
-      metadata: { versionId: target.id, version: formatVersion({ major: target.versionMajor, minor: target.versionMinor }), previousVersionId: previous?.versionId ?? null },
+      metadata: {
+        versionId: target.id,
+        version: formatVersion({ major: target.versionMajor, minor: target.versionMinor }),
+        previousVersionId: previous?.versionId ?? null,
+      },
     });
     return {
       live: ref(target),

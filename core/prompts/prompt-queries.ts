@@ -7,7 +7,14 @@ import { sameSections, sectionsEqual } from './prompt-sections';
 import { isInstanced, PLATFORM_DEFAULTS, PROMPT_TYPES } from './prompt-types';
 
 const liveView = (l: LivePointer | null) =>
-  l && { id: l.versionId, versionMajor: l.versionMajor, versionMinor: l.versionMinor, publishedAt: l.publishedAt, publishedBy: l.publishedBy, publishedByName: l.publishedByName };
+  l && {
+    id: l.versionId,
+    versionMajor: l.versionMajor,
+    versionMinor: l.versionMinor,
+    publishedAt: l.publishedAt,
+    publishedBy: l.publishedBy,
+    publishedByName: l.publishedByName,
+  };
 
 const versionView = (v: PromptConfigVersion, live: LivePointer | null, newestId: string | undefined) => ({
   id: v.id,
@@ -22,13 +29,23 @@ const versionView = (v: PromptConfigVersion, live: LivePointer | null, newestId:
   isNewest: v.id === newestId,
 });
 
-const itemView = ({ promptType, instanceRef, mode, content, prompt }: PromptSection) => ({ promptType, instanceRef, mode, content, prompt });
+const itemView = ({ promptType, instanceRef, mode, content, prompt }: PromptSection) => ({
+  promptType,
+  instanceRef,
+  mode,
+  content,
+  prompt,
+});
 
 /** GET /api/bots/:id/prompt-config-versions (permission `read`): newest first, with the live descriptor. */
 export async function listPromptConfigVersions(deps: PromptDeps, actor: Actor, agentId: string, limit: number) {
   const repos = deps.store.repos;
   const agent = await loadAgent(repos, actor, agentId, 'read');
-  const [{ items, total }, live, newest] = await Promise.all([repos.prompts.listVersions(agent.id, limit), repos.prompts.live(agent.id), repos.prompts.newestVersion(agent.id)]);
+  const [{ items, total }, live, newest] = await Promise.all([
+    repos.prompts.listVersions(agent.id, limit),
+    repos.prompts.live(agent.id),
+    repos.prompts.newestVersion(agent.id),
+  ]);
   return { versions: items.map((v) => versionView(v, live, newest?.id)), total, live: liveView(live) };
 }
 
@@ -38,7 +55,11 @@ export async function getPromptConfigVersion(deps: PromptDeps, actor: Actor, age
   const agent = await loadAgent(repos, actor, agentId, 'read');
   const version = await repos.prompts.findVersion(agent.id, versionId);
   if (!version) throw new DomainError('NOT_FOUND', 'Config version not found for this agent');
-  const [items, live, newest] = await Promise.all([repos.prompts.versionItems(version.id), repos.prompts.live(agent.id), repos.prompts.newestVersion(agent.id)]);
+  const [items, live, newest] = await Promise.all([
+    repos.prompts.versionItems(version.id),
+    repos.prompts.live(agent.id),
+    repos.prompts.newestVersion(agent.id),
+  ]);
   return { version: versionView(version, live, newest?.id), items: items.map(itemView) };
 }
 
@@ -50,7 +71,11 @@ export async function getPromptConfigVersion(deps: PromptDeps, actor: Actor, age
 export async function listPromptSections(deps: PromptDeps, actor: Actor, agentId: string) {
   const repos = deps.store.repos;
   const agent = await loadAgent(repos, actor, agentId, 'read');
-  const [draft, live, newest] = await Promise.all([repos.prompts.draft(agent.id), repos.prompts.live(agent.id), repos.prompts.newestVersion(agent.id)]);
+  const [draft, live, newest] = await Promise.all([
+    repos.prompts.draft(agent.id),
+    repos.prompts.live(agent.id),
+    repos.prompts.newestVersion(agent.id),
+  ]);
   const [liveItems, newestItems] = await Promise.all([
     live ? repos.prompts.versionItems(live.versionId) : Promise.resolve([] as PromptSection[]),
     newest ? repos.prompts.versionItems(newest.id) : Promise.resolve([] as PromptSection[]),
@@ -58,7 +83,8 @@ export async function listPromptSections(deps: PromptDeps, actor: Actor, agentId
   const draftByKey = new Map(draft.map((s) => [sectionKey(s), s]));
   const liveByKey = new Map(liveItems.map((s) => [sectionKey(s), s]));
   const addresses = new Map<string, { promptType: PromptSection['promptType']; instanceRef: string | null }>();
-  for (const type of PROMPT_TYPES) if (!isInstanced(type)) addresses.set(sectionKey({ promptType: type, instanceRef: null }), { promptType: type, instanceRef: null });
+  for (const type of PROMPT_TYPES)
+    if (!isInstanced(type)) addresses.set(sectionKey({ promptType: type, instanceRef: null }), { promptType: type, instanceRef: null });
   for (const s of [...draft, ...liveItems]) addresses.set(sectionKey(s), { promptType: s.promptType, instanceRef: s.instanceRef });
   const sections = [...addresses.entries()].map(([key, address]) => {
     const d = draftByKey.get(key);

@@ -15,7 +15,15 @@ const codeOf = (fn: () => unknown) => {
 
 describe('prompt section validation', () => {
   it('normalises valid sections', () => {
-    expect(validateSections([{ promptType: 'system', mode: 'fixed', content: 'Be nice' }, { promptType: 'custom_tool_instructions', instanceRef: 'crm', mode: 'generated', prompt: 'Use {{tool.name}}' }], tools)).toEqual([
+    expect(
+      validateSections(
+        [
+          { promptType: 'system', mode: 'fixed', content: 'Be nice' },
+          { promptType: 'custom_tool_instructions', instanceRef: 'crm', mode: 'generated', prompt: 'Use {{tool.name}}' },
+        ],
+        tools,
+      ),
+    ).toEqual([
       { promptType: 'system', instanceRef: null, mode: 'fixed', content: 'Be nice', prompt: null },
       { promptType: 'custom_tool_instructions', instanceRef: 'crm', mode: 'generated', content: null, prompt: 'Use {{tool.name}}' },
     ]);
@@ -23,17 +31,46 @@ describe('prompt section validation', () => {
 
   it('reports each save error with its code', () => {
     expect(codeOf(() => validateSections([{ promptType: 'nope', mode: 'fixed' }], tools))).toBe('UNKNOWN_PROMPT_TYPE');
-    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', mode: 'fixed', content: 'x' }], tools))).toBe('INSTANCED_TYPE_NOT_ADDRESSED');
-    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', instanceRef: 'missing', mode: 'fixed' }], tools))).toBe('INSTANCE_NOT_FOUND');
-    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', instanceRef: 'old', mode: 'fixed' }], tools))).toBe('INSTANCE_NOT_FOUND');
-    expect(codeOf(() => validateSections([{ promptType: 'welcome', mode: 'fixed', content: '{{tool.x}}' }], tools))).toBe('INVALID_VARIABLE_NAMESPACE');
-    expect(codeOf(() => validateSections([{ promptType: 'system', mode: 'fixed' }, { promptType: 'system', mode: 'generated' }], tools))).toBe('DUPLICATE_SECTION');
+    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', mode: 'fixed', content: 'x' }], tools))).toBe(
+      'INSTANCED_TYPE_NOT_ADDRESSED',
+    );
+    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', instanceRef: 'missing', mode: 'fixed' }], tools))).toBe(
+      'INSTANCE_NOT_FOUND',
+    );
+    expect(codeOf(() => validateSections([{ promptType: 'custom_tool_instructions', instanceRef: 'old', mode: 'fixed' }], tools))).toBe(
+      'INSTANCE_NOT_FOUND',
+    );
+    expect(codeOf(() => validateSections([{ promptType: 'welcome', mode: 'fixed', content: '{{tool.x}}' }], tools))).toBe(
+      'INVALID_VARIABLE_NAMESPACE',
+    );
+    expect(
+      codeOf(() =>
+        validateSections(
+          [
+            { promptType: 'system', mode: 'fixed' },
+            { promptType: 'system', mode: 'generated' },
+          ],
+          tools,
+        ),
+      ),
+    ).toBe('DUPLICATE_SECTION');
     expect(codeOf(() => validateSections([{ promptType: 'system', instanceRef: 'crm', mode: 'fixed' }], tools))).toBe('VALIDATION');
   });
 
   it('allows one section per tool instance', () => {
-    const two = [{ toolDefinitionId: 'a', isEnabled: true }, { toolDefinitionId: 'b', isEnabled: true }];
-    expect(validateSections([{ promptType: 'custom_tool_instructions', instanceRef: 'a', mode: 'fixed' }, { promptType: 'custom_tool_instructions', instanceRef: 'b', mode: 'fixed' }], two)).toHaveLength(2);
+    const two = [
+      { toolDefinitionId: 'a', isEnabled: true },
+      { toolDefinitionId: 'b', isEnabled: true },
+    ];
+    expect(
+      validateSections(
+        [
+          { promptType: 'custom_tool_instructions', instanceRef: 'a', mode: 'fixed' },
+          { promptType: 'custom_tool_instructions', instanceRef: 'b', mode: 'fixed' },
+        ],
+        two,
+      ),
+    ).toHaveLength(2);
   });
 
   it('compares section sets regardless of order', () => {

@@ -22,12 +22,20 @@ export function sectionAddress(promptType: string, instanceRef: string | null | 
   }
   const ref = instanceRef ?? null;
   if (isInstanced(promptType)) {
-    if (!ref) throw new DomainError('INSTANCED_TYPE_NOT_ADDRESSED', `${promptType} sections need an instanceRef (the toolDefinitionId of an enabled tool)`, { promptType });
+    if (!ref)
+      throw new DomainError(
+        'INSTANCED_TYPE_NOT_ADDRESSED',
+        `${promptType} sections need an instanceRef (the toolDefinitionId of an enabled tool)`,
+        { promptType },
+      );
     if (tools && !tools.some((t) => t.isEnabled && t.toolDefinitionId === ref)) {
       throw new DomainError('INSTANCE_NOT_FOUND', `${ref} is not an enabled custom tool of this agent`, { promptType, instanceRef: ref });
     }
   } else if (ref) {
-    throw new DomainError('VALIDATION', `${promptType} sections are not instanced; instanceRef must be null`, { promptType, instanceRef: ref });
+    throw new DomainError('VALIDATION', `${promptType} sections are not instanced; instanceRef must be null`, {
+      promptType,
+      instanceRef: ref,
+    });
   }
   return { promptType, instanceRef: ref };
 }
@@ -42,7 +50,11 @@ export function validateSections(sections: SectionInput[], tools: AgentTool[]): 
     const address = sectionAddress(s.promptType, s.instanceRef, tools);
     const key = sectionKey(address);
     if (seen.has(key)) {
-      throw new DomainError('DUPLICATE_SECTION', `The section ${address.promptType}${address.instanceRef ? `:${address.instanceRef}` : ''} appears more than once`, address);
+      throw new DomainError(
+        'DUPLICATE_SECTION',
+        `The section ${address.promptType}${address.instanceRef ? `:${address.instanceRef}` : ''} appears more than once`,
+        address,
+      );
     }
     seen.add(key);
     checkVariableNamespaces(address.promptType, [s.content, s.prompt]);

@@ -12,7 +12,15 @@
  * | fallback                 | no        | what to say when the knowledge bases have no answer           |
  * | custom_tool_instructions | yes       | how to use one custom tool; instanceRef = toolDefinitionId    |
  */
-export const PROMPT_TYPES = ['system', 'guardrail', 'welcome', 'persona', 'response_style', 'fallback', 'custom_tool_instructions'] as const;
+export const PROMPT_TYPES = [
+  'system',
+  'guardrail',
+  'welcome',
+  'persona',
+  'response_style',
+  'fallback',
+  'custom_tool_instructions',
+] as const;
 export type PromptType = (typeof PROMPT_TYPES)[number];
 
 export const INSTANCED_TYPES: readonly PromptType[] = ['custom_tool_instructions'];

@@ -10,7 +10,13 @@ export type PromptSource = 'live' | 'draft';
 export const BUILT_IN_SYSTEM_PROMPT =
   'You are a helpful assistant. Answer from the knowledge base context you are given; when it does not contain the answer, say so plainly instead of guessing.';
 
-const strip = ({ promptType, instanceRef, mode, content, prompt }: PromptSection): PromptSection => ({ promptType, instanceRef, mode, content, prompt });
+const strip = ({ promptType, instanceRef, mode, content, prompt }: PromptSection): PromptSection => ({
+  promptType,
+  instanceRef,
+  mode,
+  content,
+  prompt,
+});
 
 /** The agent's configured sections from the live version (none when never published) or from the draft. */
 export async function resolvePromptSections(repos: Repositories, agentId: string, source: PromptSource): Promise<PromptSection[]> {
@@ -33,26 +39,50 @@ const textOf = (s: PromptSection | null) => {
  * the agent's own systemPrompt field), then the platform's system default, then the built-in fallback.
  * Not rendered: call `renderTemplate` with the conversation's variables.
  */
-export async function resolveSystemPrompt(repos: Repositories, agent: Agent, source: PromptSource, systemDefault?: string | null): Promise<string> {
+export async function resolveSystemPrompt(
+  repos: Repositories,
+  agent: Agent,
+  source: PromptSource,
+  systemDefault?: string | null,
+): Promise<string> {
   const sections = await resolvePromptSections(repos, agent.id, source);
-  return textOf(findSection(sections, 'system')) ?? (agent.systemPrompt?.trim() ? agent.systemPrompt : null) ?? (systemDefault?.trim() ? systemDefault : null) ?? BUILT_IN_SYSTEM_PROMPT;
+  return (
+    textOf(findSection(sections, 'system')) ??
+    (agent.systemPrompt?.trim() ? agent.systemPrompt : null) ??
+    (systemDefault?.trim() ? systemDefault : null) ??
+    BUILT_IN_SYSTEM_PROMPT
+  );
 }
 
 /**
  * Full rendered instructions: system prompt, then persona, response style, guardrails, fallback wording and
  * the instructions of each enabled custom tool (with its `tool` namespace: id and config).
  */
-export async function buildInstructions(repos: Repositories, agent: Agent, source: PromptSource, values: TemplateValues, systemDefault?: string | null): Promise<string> {
+export async function buildInstructions(
+  repos: Repositories,
+  agent: Agent,
+  source: PromptSource,
+  values: TemplateValues,
+  systemDefault?: string | null,
+): Promise<string> {
   const sections = await resolvePromptSections(repos, agent.id, source);
   const parts = [renderTemplate(await resolveSystemPrompt(repos, agent, source, systemDefault), values)];
-  const labelled: [PromptType, string][] = [['persona', 'Persona'], ['response_style', 'Response style'], ['guardrail', 'Rules'], ['fallback', 'When the answer is not in the context, reply']];
+  const labelled: [PromptType, string][] = [
+    ['persona', 'Persona'],
+    ['response_style', 'Response style'],
+    ['guardrail', 'Rules'],
+    ['fallback', 'When the answer is not in the context, reply'],
+  ];
   for (const [type, label] of labelled) {
     const text = textOf(findSection(sections, type));
     if (text) parts.push(`${label}:\n${renderTemplate(text, values)}`);
   }
   for (const tool of agent.tools.filter((t) => t.isEnabled)) {
     const text = textOf(findSection(sections, 'custom_tool_instructions', tool.toolDefinitionId));
-    if (text) parts.push(`Tool ${tool.toolDefinitionId}:\n${renderTemplate(text, { ...values, tool: { id: tool.toolDefinitionId, ...(tool.config ?? {}) } })}`);
+    if (text)
+      parts.push(
+        `Tool ${tool.toolDefinitionId}:\n${renderTemplate(text, { ...values, tool: { id: tool.toolDefinitionId, ...(tool.config ?? {}) } })}`,
+      );
   }
   return parts.join('\n\n');
 }
@@ -63,9 +93,15 @@ export type WelcomeMessage = { mode: 'fixed'; text: string } | { mode: 'generate
  * DECISIONS "Welcome messages": no welcome section or empty content means none; `fixed` gives the rendered
  * content; `generated` gives the rendered prompt, which the caller sends to the model (billable).
  */
-export async function resolveWelcome(repos: Repositories, agentId: string, source: PromptSource, values: TemplateValues): Promise<WelcomeMessage | null> {
+export async function resolveWelcome(
+  repos: Repositories,
+  agentId: string,
+  source: PromptSource,
+  values: TemplateValues,
+): Promise<WelcomeMessage | null> {
   const section = findSection(await resolvePromptSections(repos, agentId, source), 'welcome');
   if (!section) return null;
-  if (section.mode === 'generated') return section.prompt?.trim() ? { mode: 'generated', prompt: renderTemplate(section.prompt, values) } : null;
+  if (section.mode === 'generated')
+    return section.prompt?.trim() ? { mode: 'generated', prompt: renderTemplate(section.prompt, values) } : null;
   return section.content?.trim() ? { mode: 'fixed', text: renderTemplate(section.content, values) } : null;
 }

@@ -11,11 +11,11 @@ const codeOf = (fn: () => unknown) => {
 
 describe('template variables', () => {
   it('finds {{namespace.name}} variables, spaces and dotted names included', () => {
-    expect(templateVariables('Hi {{user.name}}, {{ org.name }} and {{contact.address.city}}; {{bare}} is not one').map((v) => `${v.namespace}:${v.name}`)).toEqual([
-      'user:name',
-      'org:name',
-      'contact:address.city',
-    ]);
+    expect(
+      templateVariables('Hi {{user.name}}, {{ org.name }} and {{contact.address.city}}; {{bare}} is not one').map(
+        (v) => `${v.namespace}:${v.name}`,
+      ),
+    ).toEqual(['user:name', 'org:name', 'contact:address.city']);
   });
 
   it('allows agent, org, user, conversation and contact everywhere', () => {

@@ -23,12 +23,16 @@ export function checkVariableNamespaces(type: PromptType, texts: (string | null 
   for (const text of texts) {
     const bad = templateVariables(text).find((v) => !allowed.includes(v.namespace));
     if (bad) {
-      throw new DomainError('INVALID_VARIABLE_NAMESPACE', `${bad.raw} uses the namespace "${bad.namespace}", which ${type} sections do not allow (allowed: ${allowed.join(', ')})`, {
-        variable: bad.raw,
-        namespace: bad.namespace,
-        promptType: type,
-        allowedNamespaces: allowed,
-      });
+      throw new DomainError(
+        'INVALID_VARIABLE_NAMESPACE',
+        `${bad.raw} uses the namespace "${bad.namespace}", which ${type} sections do not allow (allowed: ${allowed.join(', ')})`,
+        {
+          variable: bad.raw,
+          namespace: bad.namespace,
+          promptType: type,
+          allowedNamespaces: allowed,
+        },
+      );
     }
   }
 }
@@ -38,7 +42,9 @@ export type TemplateValues = Partial<Record<VariableNamespace, Record<string, un
 function lookup(values: Record<string, unknown> | undefined, path: string): unknown {
   if (!values) return undefined;
   if (path in values) return values[path];
-  return path.split('.').reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), values);
+  return path
+    .split('.')
+    .reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), values);
 }
 
 /**

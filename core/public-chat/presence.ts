@@ -16,8 +16,8 @@
  * Every event carries {type, conversationId, operator: {displayName}, emittedAt}. The events are notifications:
  * the agent keeps answering during a takeover (pausing it is up to the client or a later area).
  */
-import { loadAgent } from '../agents/agent-access';
 import type { Agent } from '../agents/agent';
+import { loadAgent } from '../agents/agent-access';
 import type { StoredMessage } from '../conversations/conversation';
 import { conversationNotFound } from '../conversations/conversation-access';
 import type { Actor } from '../identity/actor';
@@ -26,7 +26,14 @@ import { DomainError } from '../shared/errors';
 import type { PublicChatDeps } from './public-chat-deps';
 import { loadVisitorConversation } from './public-conversations';
 
-export const PRESENCE_EVENT_TYPES = ['operator.joined', 'operator.left', 'operator.typing', 'operator.message', 'conversation.takeover', 'conversation.released'] as const;
+export const PRESENCE_EVENT_TYPES = [
+  'operator.joined',
+  'operator.left',
+  'operator.typing',
+  'operator.message',
+  'conversation.takeover',
+  'conversation.released',
+] as const;
 export type PresenceEventType = (typeof PRESENCE_EVENT_TYPES)[number];
 
 export interface PresenceEvent {
@@ -56,13 +63,21 @@ const OPERATOR_MESSAGE_MAX = 10_000;
  * be one of this agent's (any visitor's or member's; 404 otherwise). operator.message is also saved to the
  * conversation, so it stays in the visitor's history and the model's context.
  */
-export async function publishOperatorEvent(deps: PublicChatDeps, actor: Actor, agentId: string, conversationId: string, input: OperatorEventInput): Promise<{ event: PresenceEvent }> {
+export async function publishOperatorEvent(
+  deps: PublicChatDeps,
+  actor: Actor,
+  agentId: string,
+  conversationId: string,
+  input: OperatorEventInput,
+): Promise<{ event: PresenceEvent }> {
   const chat = deps.chat;
   const agent = await loadAgent(chat.store.repos, actor, agentId, 'use');
   const conversation = await chat.store.repos.conversations.findById(agent.organizationId, conversationId);
   if (!conversation || conversation.agentId !== agent.id) throw conversationNotFound();
   if (!PRESENCE_EVENT_TYPES.includes(input.type as PresenceEventType)) {
-    throw new DomainError('VALIDATION', `type must be one of ${PRESENCE_EVENT_TYPES.join(', ')}`, [{ field: 'type', message: 'unknown event type' }]);
+    throw new DomainError('VALIDATION', `type must be one of ${PRESENCE_EVENT_TYPES.join(', ')}`, [
+      { field: 'type', message: 'unknown event type' },
+    ]);
   }
   const type = input.type as PresenceEventType;
   const at = chat.clock.now().toISOString();
@@ -70,7 +85,10 @@ export async function publishOperatorEvent(deps: PublicChatDeps, actor: Actor, a
   if (type === 'operator.typing') event.typing = input.typing ?? true;
   if (type === 'operator.message') {
     const text = typeof input.message === 'string' ? input.message.trim() : '';
-    if (!text || text.length > OPERATOR_MESSAGE_MAX) throw new DomainError('VALIDATION', `message is required for operator.message (1-${OPERATOR_MESSAGE_MAX} characters)`, [{ field: 'message', message: 'is required' }]);
+    if (!text || text.length > OPERATOR_MESSAGE_MAX)
+      throw new DomainError('VALIDATION', `message is required for operator.message (1-${OPERATOR_MESSAGE_MAX} characters)`, [
+        { field: 'message', message: 'is required' },
+      ]);
     const message: StoredMessage = {
       id: chat.ids.uuid(),
       conversationId: conversation.id,
@@ -99,7 +117,15 @@ export async function publishOperatorEvent(deps: PublicChatDeps, actor: Actor, a
  * subscription exists when this resolves, so nothing published afterwards is missed; close it when the client
  * goes away.
  */
-export async function subscribePresence(deps: PublicChatDeps, agent: Agent, anonymousId: string, conversationId: string, onEvent: (event: PresenceEvent) => void): Promise<Subscription> {
+export async function subscribePresence(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: string,
+  conversationId: string,
+  onEvent: (event: PresenceEvent) => void,
+): Promise<Subscription> {
   const conversation = await loadVisitorConversation(deps, agent, anonymousId, conversationId);
-  return deps.bus.subscribe<PresenceEvent>(presenceTopic(conversation.id), (e) => onEvent({ ...e.payload, emittedAt: e.payload.emittedAt ?? e.emittedAt }));
+  return deps.bus.subscribe<PresenceEvent>(presenceTopic(conversation.id), (e) =>
+    onEvent({ ...e.payload, emittedAt: e.payload.emittedAt ?? e.emittedAt }),
+  );
 }

@@ -6,8 +6,8 @@
 import type { Agent } from '../agents/agent';
 import { toAttachmentView } from '../attachments/attachment';
 import { type AttachmentUpload, uploadAttachment } from '../attachments/upload-attachment';
-import { sha256Hex } from '../shared/hash';
 import { DomainError } from '../shared/errors';
+import { sha256Hex } from '../shared/hash';
 import { requireUploadsEnabled } from './public-chat';
 import type { PublicChatDeps } from './public-chat-deps';
 import { enforcePublicRateLimit } from './rate-limits';
@@ -29,10 +29,17 @@ export async function storePublicAttachment(deps: PublicChatDeps, agent: Agent, 
  * `GET .../attachments/:attachmentId` (header X-Attachment-Token): the attachment object without its token,
  * to follow processingStatus. Another visitor, agent or token: 404.
  */
-export async function getPublicAttachment(deps: PublicChatDeps, agent: Agent, anonymousId: unknown, attachmentId: string, accessToken: unknown) {
+export async function getPublicAttachment(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: unknown,
+  attachmentId: string,
+  accessToken: unknown,
+) {
   const visitor = requireAnonymousId(anonymousId);
   const a = await deps.attachments.store.repos.attachments.findById(attachmentId);
-  const ok = a && a.agentId === agent.id && a.anonymousId === visitor && typeof accessToken === 'string' && sha256Hex(accessToken) === a.tokenHash;
+  const ok =
+    a && a.agentId === agent.id && a.anonymousId === visitor && typeof accessToken === 'string' && sha256Hex(accessToken) === a.tokenHash;
   if (!ok) throw new DomainError('NOT_FOUND', 'Attachment not found');
   return { attachment: toAttachmentView(a) };
 }

@@ -6,7 +6,7 @@
  */
 import type { Agent } from '../agents/agent';
 import type { AttachmentRef, ChatInput } from '../chat/chat-input';
-import { type PreparedChat, prepareChat } from '../chat/chat-pipeline';
+import { prepareChat, type PreparedChat } from '../chat/chat-pipeline';
 import { DomainError } from '../shared/errors';
 import type { PublicChatDeps } from './public-chat-deps';
 import { PUBLIC_TITLE_MAX } from './public-conversations';
@@ -26,10 +26,17 @@ export function requireUploadsEnabled(agent: Agent): void {
   if (!agent.fileUploadsEnabled) throw new DomainError('FORBIDDEN', 'File uploads are disabled for this agent');
 }
 
-export async function preparePublicChat(deps: PublicChatDeps, agent: Agent, input: PublicChatInput, clientIp: string): Promise<PreparedChat> {
+export async function preparePublicChat(
+  deps: PublicChatDeps,
+  agent: Agent,
+  input: PublicChatInput,
+  clientIp: string,
+): Promise<PreparedChat> {
   const anonymousId = requireAnonymousId(input.anonymousId);
   if (typeof input.conversationId !== 'string' || !input.conversationId) {
-    throw new DomainError('VALIDATION', 'conversationId is required: start one with POST .../conversations', [{ field: 'conversationId', message: 'is required' }]);
+    throw new DomainError('VALIDATION', 'conversationId is required: start one with POST .../conversations', [
+      { field: 'conversationId', message: 'is required' },
+    ]);
   }
   const attachments = input.attachments ?? [];
   if (Array.isArray(attachments) && attachments.length > 0) requireUploadsEnabled(agent);
@@ -37,7 +44,10 @@ export async function preparePublicChat(deps: PublicChatDeps, agent: Agent, inpu
 
   const chatInput: ChatInput = { message: input.message, conversationId: input.conversationId, stream: input.stream === true, attachments };
   // Same pipeline, different caller: attachments resolve only for this visitor (and with their access tokens).
-  const prepared = await prepareChat({ ...deps.chat, attachments: deps.resolver.forVisitor(anonymousId) }, { agent, caller: visitorOf(agent, anonymousId), input: chatInput, promptSource: 'live' });
+  const prepared = await prepareChat(
+    { ...deps.chat, attachments: deps.resolver.forVisitor(anonymousId) },
+    { agent, caller: visitorOf(agent, anonymousId), input: chatInput, promptSource: 'live' },
+  );
   if (!prepared.conversation.title) {
     // A conversation started by POST .../conversations has no title: its first message names it, until renamed.
     const title = input.message.replace(/\s+/g, ' ').trim().slice(0, PUBLIC_TITLE_MAX) || null;

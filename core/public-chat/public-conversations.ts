@@ -6,8 +6,8 @@ import type { Agent } from '../agents/agent';
 import type { Conversation, StoredMessage } from '../conversations/conversation';
 import { loadConversation } from '../conversations/conversation-access';
 import { startConversation } from '../conversations/create-conversation';
-import type { PageRequest } from '../shared/pagination';
 import { DomainError } from '../shared/errors';
+import type { PageRequest } from '../shared/pagination';
 import type { PublicChatDeps } from './public-chat-deps';
 import { enforcePublicRateLimit } from './rate-limits';
 import { requireAnonymousId, visitorOf } from './visitor';
@@ -25,7 +25,9 @@ export const toPublicConversationView = (c: Conversation, messageCount: number) 
 
 /** Messages as a visitor sees them: no sources, costs or internal metadata. */
 export function toPublicMessageView(m: StoredMessage) {
-  const attachments = Array.isArray(m.metadata.attachments) ? (m.metadata.attachments as { id: string; filename: string; mimeType: string }[]) : undefined;
+  const attachments = Array.isArray(m.metadata.attachments)
+    ? (m.metadata.attachments as { id: string; filename: string; mimeType: string }[])
+    : undefined;
   const operator = m.metadata.operator as { id: string; displayName: string } | undefined;
   return {
     id: m.id,
@@ -37,7 +39,12 @@ export function toPublicMessageView(m: StoredMessage) {
   };
 }
 
-export async function loadVisitorConversation(deps: PublicChatDeps, agent: Agent, anonymousId: string, conversationId: string): Promise<Conversation> {
+export async function loadVisitorConversation(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: string,
+  conversationId: string,
+): Promise<Conversation> {
   return loadConversation(deps.chat.store.repos, visitorOf(agent, requireAnonymousId(anonymousId)), conversationId, agent.id);
 }
 
@@ -53,27 +60,47 @@ export async function createPublicConversation(deps: PublicChatDeps, agent: Agen
 
 export async function listPublicConversations(deps: PublicChatDeps, agent: Agent, anonymousId: string, page: PageRequest) {
   const visitor = requireAnonymousId(anonymousId);
-  const { items, total } = await deps.chat.store.repos.conversations.list({ organizationId: agent.organizationId, agentId: agent.id, anonymousId: visitor }, page);
+  const { items, total } = await deps.chat.store.repos.conversations.list(
+    { organizationId: agent.organizationId, agentId: agent.id, anonymousId: visitor },
+    page,
+  );
   return {
     conversations: items.map((c) => toPublicConversationView(c, c.messageCount)),
     pagination: { limit: page.limit, offset: page.offset, total, hasMore: page.offset + items.length < total },
   };
 }
 
-export async function listPublicMessages(deps: PublicChatDeps, agent: Agent, anonymousId: string, conversationId: string, page: PageRequest) {
+export async function listPublicMessages(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: string,
+  conversationId: string,
+  page: PageRequest,
+) {
   const c = await loadVisitorConversation(deps, agent, anonymousId, conversationId);
   const messages = await deps.chat.store.repos.conversations.messages(c.organizationId, c.id, page);
   return { messages: messages.map(toPublicMessageView) };
 }
 
-export async function renamePublicConversation(deps: PublicChatDeps, agent: Agent, anonymousId: string, conversationId: string, title: unknown) {
+export async function renamePublicConversation(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: string,
+  conversationId: string,
+  title: unknown,
+) {
   const trimmed = typeof title === 'string' ? title.replace(/\s+/g, ' ').trim() : '';
   if (!trimmed || trimmed.length > PUBLIC_TITLE_MAX) {
-    throw new DomainError('VALIDATION', `title is required (1-${PUBLIC_TITLE_MAX} characters)`, [{ field: 'title', message: `must be 1-${PUBLIC_TITLE_MAX} characters` }]);
+    throw new DomainError('VALIDATION', `title is required (1-${PUBLIC_TITLE_MAX} characters)`, [
+      { field: 'title', message: `must be 1-${PUBLIC_TITLE_MAX} characters` },
+    ]);
   }
   const c = await loadVisitorConversation(deps, agent, anonymousId, conversationId);
   const repos = deps.chat.store.repos;
-  const updated = await repos.conversations.update(c.organizationId, c.id, { title: trimmed, updatedAt: deps.chat.clock.now().toISOString() });
+  const updated = await repos.conversations.update(c.organizationId, c.id, {
+    title: trimmed,
+    updatedAt: deps.chat.clock.now().toISOString(),
+  });
   if (!updated) throw new DomainError('NOT_FOUND', 'Conversation not found');
   return { conversation: toPublicConversationView(updated, await repos.conversations.countMessages(c.organizationId, c.id)) };
 }

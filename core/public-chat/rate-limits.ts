@@ -9,7 +9,11 @@ export type PublicAction = 'chat' | 'uploads';
  * `details.retryAfterSeconds` (the HTTP edge sends them as Retry-After). A failing store lets the request
  * through (logged): a store outage must not take public chat down.
  */
-export async function enforcePublicRateLimit(deps: PublicChatDeps, action: PublicAction, who: { anonymousId: string; clientIp: string }): Promise<void> {
+export async function enforcePublicRateLimit(
+  deps: PublicChatDeps,
+  action: PublicAction,
+  who: { anonymousId: string; clientIp: string },
+): Promise<void> {
   const rule = deps.limits[action];
   const window = deps.limits.windowSeconds;
   const hits = [deps.rateLimits.hit(`public:${action}:visitor:${who.anonymousId}`, rule.perVisitor, window)];

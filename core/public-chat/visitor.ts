@@ -7,7 +7,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The client-generated visitor id (spec 4.5, 5.4): a UUID, compared in lower case. */
 export function requireAnonymousId(value: unknown): string {
   if (typeof value !== 'string' || !UUID.test(value)) {
-    throw new DomainError('VALIDATION', 'anonymousId is required and must be a UUID generated once per visitor', [{ field: 'anonymousId', message: 'must be a UUID' }]);
+    throw new DomainError('VALIDATION', 'anonymousId is required and must be a UUID generated once per visitor', [
+      { field: 'anonymousId', message: 'must be a UUID' },
+    ]);
   }
   return value.toLowerCase();
 }

@@ -48,8 +48,7 @@ export class DomainError extends Error {
 export const isDomainError = (e: unknown): e is DomainError => e instanceof DomainError;
 
 export const notFound = (what: string) => new DomainError('NOT_FOUND', `${what} not found`);
-export const forbidden = (message = 'You do not have permission to perform this action') =>
-  new DomainError('FORBIDDEN', message);
+export const forbidden = (message = 'You do not have permission to perform this action') => new DomainError('FORBIDDEN', message);
 export const validation = (message: string, details?: unknown) => new DomainError('VALIDATION', message, details);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 

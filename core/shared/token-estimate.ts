@@ -17,28 +17,49 @@ export function estimateTokens(text: string): number {
     const c = text.charCodeAt(i);
     if (c < 128) {
       if ((c >= 97 && c <= 122) || (c >= 65 && c <= 90)) {
-        if (digits) tokens += numberTokens(digits), (digits = 0);
+        if (digits) {
+          tokens += numberTokens(digits);
+          digits = 0;
+        }
         ascii++;
       } else if (c >= 48 && c <= 57) {
-        if (ascii || other) tokens += wordTokens(ascii, other), (ascii = other = 0);
+        if (ascii || other) {
+          tokens += wordTokens(ascii, other);
+          ascii = other = 0;
+        }
         digits++;
       } else if (c === 39 && (ascii || other)) {
         ascii++; // apostrophe inside a word ("don't", "it's") stays in the word
       } else {
-        if (ascii || other) tokens += wordTokens(ascii, other), (ascii = other = 0);
-        if (digits) tokens += numberTokens(digits), (digits = 0);
+        if (ascii || other) {
+          tokens += wordTokens(ascii, other);
+          ascii = other = 0;
+        }
+        if (digits) {
+          tokens += numberTokens(digits);
+          digits = 0;
+        }
         if (c > 32 && c !== 127) tokens++; // punctuation; spaces and controls count nothing
       }
       continue;
     }
     const letter = !isDense(c) && !(c >= 0xd800 && c <= 0xdbff) && !isSpace(c) && !isPunctuation(c);
     if (letter) {
-      if (digits) tokens += numberTokens(digits), (digits = 0);
+      if (digits) {
+        tokens += numberTokens(digits);
+        digits = 0;
+      }
       other++;
       continue;
     }
-    if (ascii || other) tokens += wordTokens(ascii, other), (ascii = other = 0);
-    if (digits) tokens += numberTokens(digits), (digits = 0);
+    if (ascii || other) {
+      tokens += wordTokens(ascii, other);
+      ascii = other = 0;
+    }
+    if (digits) {
+      tokens += numberTokens(digits);
+      digits = 0;
+    }
     if (isSpace(c)) continue;
     tokens++; // ideograph, kana, hangul, punctuation, or an astral symbol (emoji)
     if (c >= 0xd800 && c <= 0xdbff) i++; // skip the low surrogate
@@ -67,7 +88,17 @@ function isDense(c: number): boolean {
 }
 
 function isSpace(c: number): boolean {
-  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200b) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 function isPunctuation(c: number): boolean {

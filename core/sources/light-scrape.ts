@@ -54,7 +54,8 @@ async function scrapeOne(deps: SourcesDeps, request: LightScrapeRequest): Promis
       const listed = listing.items.slice(0, limits.previewItems);
       if (listed.length === 0) throw new DomainError('UNSUPPORTED_URL', 'Nothing readable was found at this URL');
       const first = listed[0].item ?? (await plugin.fetchItem(listed[0], target, ctx));
-      if (listed.length === 1) return { title: first.title, text: first.text, author: first.author ?? listing.author, excerpt: first.excerpt };
+      if (listed.length === 1)
+        return { title: first.title, text: first.text, author: first.author ?? listing.author, excerpt: first.excerpt };
       const entries = listed.map((l) => l.item).filter((i): i is NonNullable<typeof i> => !!i);
       const text = entries.map((i) => `${i.title}\n${i.text}`).join('\n\n');
       return { title: listing.title ?? first.title, text, author: listing.author ?? first.author, excerpt: first.excerpt };

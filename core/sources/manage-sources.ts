@@ -4,13 +4,13 @@
  * 404. The sync itself runs as a `sources.sync` job (sync-source.ts).
  */
 import type { Actor } from '../identity/actor';
-import { knowledgeBaseFor } from '../knowledge/kb-access';
 import { removeDocument } from '../knowledge/ingest-text';
+import { knowledgeBaseFor } from '../knowledge/kb-access';
 import type { KnowledgeSource } from '../knowledge/source';
 import { DomainError } from '../shared/errors';
 import { COMMON_OPTION_KEYS } from './source-plugin';
-import { addMinutes, toSourceView, type SourceView } from './source-view';
-import { SYNC_QUEUE, sourceContext, type SourcesDeps, type SyncJobPayload } from './sources-deps';
+import { addMinutes, type SourceView, toSourceView } from './source-view';
+import { sourceContext, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from './sources-deps';
 
 export interface AddSourceInput {
   url: string;
@@ -37,7 +37,11 @@ export function resolveSource(deps: SourcesDeps, input: { url: string; sourceTyp
 
 export async function enqueueSync(deps: SourcesDeps, source: KnowledgeSource, reason: SyncJobPayload['reason']): Promise<string> {
   const jobId = deps.knowledge.ids.uuid();
-  return deps.knowledge.queue.enqueue<SyncJobPayload>(SYNC_QUEUE, { organizationId: source.organizationId, sourceId: source.id, reason }, { jobId });
+  return deps.knowledge.queue.enqueue<SyncJobPayload>(
+    SYNC_QUEUE,
+    { organizationId: source.organizationId, sourceId: source.id, reason },
+    { jobId },
+  );
 }
 
 async function itemCount(deps: SourcesDeps, sourceId: string) {
@@ -65,7 +69,14 @@ export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId
   const existing = (await repos.sources.listForKnowledgeBase(kb.organizationId, kb.id)).find((s) => s.sourceType === type && s.url === url);
   let source: KnowledgeSource;
   if (existing) {
-    source = (await repos.sources.update(kb.organizationId, existing.id, { options, syncEnabled, syncFrequencyMinutes, nextSyncAt, updatedAt: now })) ?? existing;
+    source =
+      (await repos.sources.update(kb.organizationId, existing.id, {
+        options,
+        syncEnabled,
+        syncFrequencyMinutes,
+        nextSyncAt,
+        updatedAt: now,
+      })) ?? existing;
   } else {
     source = {
       id: deps.knowledge.ids.uuid(),
@@ -94,7 +105,11 @@ export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId
   };
 }
 
-export async function listSources(deps: SourcesDeps, actor: Actor, knowledgeBaseId: string): Promise<{ sources: SourceView[]; count: number }> {
+export async function listSources(
+  deps: SourcesDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+): Promise<{ sources: SourceView[]; count: number }> {
   const repos = deps.knowledge.store.repos;
   const kb = await knowledgeBaseFor(repos, actor, knowledgeBaseId, 'read');
   const sources = await repos.sources.listForKnowledgeBase(kb.organizationId, kb.id);

@@ -4,7 +4,9 @@ import type { JsonSchema, SourcePlugin } from './source-plugin';
 /** Checks options against a plugin's schema (applies defaults); implemented with ajv outside the core. */
 export interface OptionsValidator {
   /** Compiles the schema; throws when the schema itself is invalid. */
-  compile(schema: JsonSchema): (value: Record<string, unknown>) => { valid: true; value: Record<string, unknown> } | { valid: false; errors: string[] };
+  compile(
+    schema: JsonSchema,
+  ): (value: Record<string, unknown>) => { valid: true; value: Record<string, unknown> } | { valid: false; errors: string[] };
 }
 
 type CompiledOptions = ReturnType<OptionsValidator['compile']>;
@@ -30,7 +32,7 @@ export class SourceRegistry {
     try {
       options = this.validator.compile(plugin.optionsSchema);
     } catch (error) {
-      throw new Error(`source plugin "${plugin.type}" has an invalid options schema: ${(error as Error).message}`);
+      throw new Error(`source plugin "${plugin.type}" has an invalid options schema: ${(error as Error).message}`, { cause: error });
     }
     this.plugins.set(plugin.type, { plugin, options });
     return this;
@@ -68,7 +70,8 @@ export class SourceRegistry {
     const entry = this.plugins.get(type);
     if (!entry) return this.get(type) as never;
     const result = entry.options({ ...options });
-    if (!result.valid) throw new DomainError('VALIDATION', `Invalid options for a ${type} source: ${result.errors.join('; ')}`, { errors: result.errors });
+    if (!result.valid)
+      throw new DomainError('VALIDATION', `Invalid options for a ${type} source: ${result.errors.join('; ')}`, { errors: result.errors });
     return result.value;
   }
 }

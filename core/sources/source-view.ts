@@ -6,7 +6,10 @@ export type SourceView = Omit<KnowledgeSource, 'organizationId' | 'createdBy'> &
   itemCount: number;
 };
 
-export const toSourceView = ({ organizationId: _organizationId, createdBy: _createdBy, ...source }: KnowledgeSource, itemCount: number): SourceView => ({
+export const toSourceView = (
+  { organizationId: _organizationId, createdBy: _createdBy, ...source }: KnowledgeSource,
+  itemCount: number,
+): SourceView => ({
   ...source,
   itemCount,
 });

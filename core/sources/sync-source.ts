@@ -27,7 +27,8 @@ export interface SyncReport {
   error?: string;
 }
 
-const messageOf = (error: unknown) => (isDomainError(error) ? error.message : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`);
+const messageOf = (error: unknown) =>
+  isDomainError(error) ? error.message : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 
 export async function syncSource(deps: SourcesDeps, payload: Pick<SyncJobPayload, 'organizationId' | 'sourceId'>): Promise<SyncReport> {
   const repos = deps.knowledge.store.repos;

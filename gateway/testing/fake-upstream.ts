@@ -52,7 +52,7 @@ export interface CallResult {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
-  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json: any;
 }
 
 /** One request on a fresh connection; the path is sent byte for byte. */

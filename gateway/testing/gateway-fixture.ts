@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
+
 import { Hs256TokenSigner } from '../../adapters/crypto/hs256.token-signer';
 import { InProcessRateLimitStore } from '../../adapters/memory/in-process.rate-limit-store';
 import type { AccessTokenClaims, ApiKeyPrincipal, RefreshTokenClaims } from '../../core/identity/token-claims';
 import { createGateway, type Gateway } from '../create-gateway';
 import type { GatewayOptions } from '../gateway-options';
-import { startFakeUpstream, type FakeUpstream } from './fake-upstream';
+import { type FakeUpstream, startFakeUpstream } from './fake-upstream';
 
 export const JWT_SECRET = 'test-jwt-secret-0123456789abcdef0123456789';
 export const INTERNAL_SECRET = 'test-internal-secret-fedcba9876543210';
@@ -12,7 +13,11 @@ export const USER_ID = '3f1c2a9e-8d4b-4c61-9a57-0b6e2f7d1c11';
 export const ORG_ID = '9b2d7e41-5c3a-4f88-b1e6-27d4c0a8f932';
 export const OTHER_ORG_ID = '0e6a5b1c-2d3f-4a47-8b9c-d1e2f3a4b5c6';
 export const API_KEY = 'ak_live_0123456789abcdef';
-export const API_KEY_PRINCIPAL: ApiKeyPrincipal = { keyId: 'c0ffee00-1111-4222-8333-444455556666', organizationId: ORG_ID, scopes: ['agents:write', 'contacts:read'] };
+export const API_KEY_PRINCIPAL: ApiKeyPrincipal = {
+  keyId: 'c0ffee00-1111-4222-8333-444455556666',
+  organizationId: ORG_ID,
+  scopes: ['agents:write', 'contacts:read'],
+};
 
 export class FakeClock {
   constructor(public ms = Date.UTC(2025, 5, 1, 12)) {}

@@ -5,6 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+
 import type { SourcePlugin } from '../../core/sources/source-plugin';
 import { SourceRegistry } from '../../core/sources/source-registry';
 import { ajvOptionsValidator } from './options-validator';

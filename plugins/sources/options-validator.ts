@@ -1,4 +1,5 @@
 import Ajv from 'ajv';
+
 import type { OptionsValidator } from '../../core/sources/source-registry';
 
 /** ajv behind the registry's OptionsValidator: defaults applied, every error reported. */
@@ -10,7 +11,9 @@ export function ajvOptionsValidator(): OptionsValidator {
       return (input) => {
         const value = structuredClone(input);
         if (validate(value)) return { valid: true, value };
-        const errors = (validate.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'options'} ${e.message ?? 'is invalid'}`);
+        const errors = (validate.errors ?? []).map(
+          (e) => `${e.instancePath.replace(/^\//, '').replace(/\//g, '.') || 'options'} ${e.message ?? 'is invalid'}`,
+        );
         return { valid: false, errors };
       };
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Database } from '../../adapters/postgres/database';
 import { KnexStore } from '../../adapters/postgres/knex-store';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
@@ -40,10 +41,35 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
       const now = new Date().toISOString();
       const orgId = randomUUID();
       const userId = randomUUID();
-      await repos.organizations.create({ id: orgId, name: 'Org', slug: `org-${orgId}`, plan: { seats: 5, agents: 100, knowledgeBases: 25 }, createdAt: now });
-      await repos.users.create({ id: userId, email: `${userId}@example.com`, displayName: 'Saver', passwordHash: null, emailVerified: false, accountType: 'password', platformRole: 'user', status: 'active', googleSubject: null, createdAt: now, updatedAt: now });
+      await repos.organizations.create({
+        id: orgId,
+        name: 'Org',
+        slug: `org-${orgId}`,
+        plan: { seats: 5, agents: 100, knowledgeBases: 25 },
+        createdAt: now,
+      });
+      await repos.users.create({
+        id: userId,
+        email: `${userId}@example.com`,
+        displayName: 'Saver',
+        passwordHash: null,
+        emailVerified: false,
+        accountType: 'password',
+        platformRole: 'user',
+        status: 'active',
+        googleSubject: null,
+        createdAt: now,
+        updatedAt: now,
+      });
       await repos.memberships.add({ organizationId: orgId, userId, role: 'owner', createdAt: now });
-      actor = { userId, email: `${userId}@example.com`, displayName: 'Saver', platformRole: 'user', organizationId: orgId, orgRole: 'owner' };
+      actor = {
+        userId,
+        email: `${userId}@example.com`,
+        displayName: 'Saver',
+        platformRole: 'user',
+        organizationId: orgId,
+        orgRole: 'owner',
+      };
       deps = {
         store,
         clock: { now: () => new Date() },
@@ -54,10 +80,19 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
     }, 120_000);
     afterAll(() => fx?.teardown());
 
-    const newAgent = (name = 'Agent') => createAgent(deps, actor, { name, knowledgeBaseIds: [], isDraft: true, tools: [{ toolDefinitionId: 't1', isEnabled: true }] });
+    const newAgent = (name = 'Agent') =>
+      createAgent(deps, actor, { name, knowledgeBaseIds: [], isDraft: true, tools: [{ toolDefinitionId: 't1', isEnabled: true }] });
 
     it('runs the 0004 migration with the prompt and conversation tables', async () => {
-      for (const table of ['agent_versions', 'prompt_draft_sections', 'prompt_config_versions', 'prompt_config_version_items', 'prompt_live_pointers', 'conversations', 'messages']) {
+      for (const table of [
+        'agent_versions',
+        'prompt_draft_sections',
+        'prompt_config_versions',
+        'prompt_config_version_items',
+        'prompt_live_pointers',
+        'conversations',
+        'messages',
+      ]) {
         expect([table, await fx.db.knex.schema.hasTable(table)]).toEqual([table, true]);
       }
       expect(await fx.db.knex.schema.hasColumn('agents', 'published_at')).toBe(true);
@@ -69,7 +104,13 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
       const locked = await store.transaction((r) => r.agents.lockForUpdate(actor.organizationId!, a.id));
       expect(locked).toMatchObject({ id: a.id, status: 'draft', publishedAt: null, submittedAt: null });
       expect(await repos.agents.lockForUpdate(randomUUID(), a.id)).toBeNull();
-      await repos.agents.update(actor.organizationId!, a.id, { slug: `slug-${a.id}`, status: 'published', isDraft: false, publishedAt: new Date().toISOString(), distribution: { require_org_membership: false, allowed_group_ids: [] } });
+      await repos.agents.update(actor.organizationId!, a.id, {
+        slug: `slug-${a.id}`,
+        status: 'published',
+        isDraft: false,
+        publishedAt: new Date().toISOString(),
+        distribution: { require_org_membership: false, allowed_group_ids: [] },
+      });
       await expect(repos.agents.update(actor.organizationId!, b.id, { slug: `slug-${a.id}` })).rejects.toMatchObject({ code: 'CONFLICT' });
       expect(await repos.agents.slugExists(`slug-${a.id}`)).toBe(true);
       const market = await repos.agents.listMarketplace({ limit: 200, offset: 0 });
@@ -85,14 +126,39 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
       const a = await newAgent();
       const b = await newAgent();
       const at = new Date().toISOString();
-      await repos.prompts.upsertDraft(actor.organizationId!, a.id, [{ promptType: 'system', instanceRef: null, mode: 'fixed', content: 'one', prompt: null }], at, actor.userId);
-      await repos.prompts.upsertDraft(actor.organizationId!, a.id, [{ promptType: 'system', instanceRef: null, mode: 'fixed', content: 'two', prompt: null }, { promptType: 'custom_tool_instructions', instanceRef: 't1', mode: 'generated', content: null, prompt: 'p' }], at, null);
-      expect((await repos.prompts.draft(a.id)).map((s) => [s.promptType, s.instanceRef, s.content])).toEqual([['custom_tool_instructions', 't1', null], ['system', null, 'two']]);
+      await repos.prompts.upsertDraft(
+        actor.organizationId!,
+        a.id,
+        [{ promptType: 'system', instanceRef: null, mode: 'fixed', content: 'one', prompt: null }],
+        at,
+        actor.userId,
+      );
+      await repos.prompts.upsertDraft(
+        actor.organizationId!,
+        a.id,
+        [
+          { promptType: 'system', instanceRef: null, mode: 'fixed', content: 'two', prompt: null },
+          { promptType: 'custom_tool_instructions', instanceRef: 't1', mode: 'generated', content: null, prompt: 'p' },
+        ],
+        at,
+        null,
+      );
+      expect((await repos.prompts.draft(a.id)).map((s) => [s.promptType, s.instanceRef, s.content])).toEqual([
+        ['custom_tool_instructions', 't1', null],
+        ['system', null, 'two'],
+      ]);
       expect(await repos.prompts.removeDraft(a.id, 'custom_tool_instructions', 't1')).toBe(true);
       expect(await repos.prompts.removeDraft(a.id, 'custom_tool_instructions', 't1')).toBe(false);
-      const v = await savePromptConfig(deps, actor, a.id, { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hi {{user.name}}' }] });
+      const v = await savePromptConfig(deps, actor, a.id, {
+        sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hi {{user.name}}' }],
+      });
       expect(await repos.prompts.findVersion(b.id, v.version.id)).toBeNull();
-      expect(await repos.prompts.findVersion(a.id, v.version.id)).toMatchObject({ versionMajor: 1, versionMinor: 0, sectionCount: 2, authorName: 'Saver' });
+      expect(await repos.prompts.findVersion(a.id, v.version.id)).toMatchObject({
+        versionMajor: 1,
+        versionMinor: 0,
+        sectionCount: 2,
+        authorName: 'Saver',
+      });
       await expect(publishPromptConfig(deps, actor, b.id, v.version.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });
       expect(await repos.prompts.live(b.id)).toBeNull();
 
@@ -107,7 +173,16 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
 
     it('the unique (agent, major, minor) constraint refuses a duplicate version number', async () => {
       const a = await newAgent();
-      const row = (id: string) => ({ id, agentId: a.id, organizationId: actor.organizationId!, versionMajor: 1, versionMinor: 0, label: null, createdAt: new Date().toISOString(), createdBy: null });
+      const row = (id: string) => ({
+        id,
+        agentId: a.id,
+        organizationId: actor.organizationId!,
+        versionMajor: 1,
+        versionMinor: 0,
+        label: null,
+        createdAt: new Date().toISOString(),
+        createdBy: null,
+      });
       await repos.prompts.createVersion(row(randomUUID()), []);
       await expect(repos.prompts.createVersion(row(randomUUID()), [])).rejects.toBeTruthy();
     });
@@ -117,7 +192,9 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
       // Empty saves write no draft row, so only the agent row lock orders them (no other row conflict does).
       const saves = Array.from({ length: 12 }, (_, i) => savePromptConfig(deps, actor, a.id, { sections: [], label: `save ${i}` }));
       const results = await Promise.all(saves);
-      const numbers = results.map((r) => `${r.version.versionMajor}.${r.version.versionMinor}`).sort((x, y) => Number(x.split('.')[1]) - Number(y.split('.')[1]));
+      const numbers = results
+        .map((r) => `${r.version.versionMajor}.${r.version.versionMinor}`)
+        .sort((x, y) => Number(x.split('.')[1]) - Number(y.split('.')[1]));
       expect(numbers).toEqual(Array.from({ length: 12 }, (_, i) => `1.${i}`));
       const { items, total } = await repos.prompts.listVersions(a.id, 200);
       expect(total).toBe(12);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
 import { auditActions, expectError, put, seedKnowledgeBase } from './fixtures';
@@ -12,7 +13,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => p?.close());
 
-const create = (body: Record<string, unknown>, user = owner) => p.http.post('/api/bots', { knowledgeBaseIds: [], isDraft: true, ...body }, { token: user.accessToken });
+const create = (body: Record<string, unknown>, user = owner) =>
+  p.http.post('/api/bots', { knowledgeBaseIds: [], isDraft: true, ...body }, { token: user.accessToken });
 
 describe('agents: create, read, update, versions, revert', () => {
   it('creates a draft with the defaults of spec 2.3 and version 1', async () => {
@@ -56,10 +58,25 @@ describe('agents: create, read, update, versions, revert', () => {
     expect(r.body.slug).toBeNull();
     expect(r.body.modelInputModalities).toEqual(expect.arrayContaining(['text', 'image']));
     expect(r.body.knowledgeBases).toEqual([
-      { id: kb, name: 'Manuals', description: 'About Manuals', documentCount: 4, indexedDocumentCount: 2, failedDocumentCount: 1, pendingDocumentCount: 1 },
+      {
+        id: kb,
+        name: 'Manuals',
+        description: 'About Manuals',
+        documentCount: 4,
+        indexedDocumentCount: 2,
+        failedDocumentCount: 1,
+        pendingDocumentCount: 1,
+      },
     ]);
     const status = await p.http.get(`/api/bots/${body.bot.id}/indexing-status`, { token: owner.accessToken });
-    expect(status.body).toEqual({ linkedKbCount: 1, totalDocuments: 4, indexedDocuments: 2, failedDocuments: 1, pendingDocuments: 1, ready: true });
+    expect(status.body).toEqual({
+      linkedKbCount: 1,
+      totalDocuments: 4,
+      indexedDocuments: 2,
+      failedDocuments: 1,
+      pendingDocuments: 1,
+      ready: true,
+    });
   });
 
   it('updates only supplied fields, versions every update and reverts as a new version', async () => {
@@ -128,7 +145,16 @@ describe('organizations and roles', () => {
     const { body } = await create({ name: 'Private' });
     const id = body.bot.id;
     const t = { token: other.accessToken };
-    for (const path of ['', '/usage', '/versions', '/draft-status', '/indexing-status', '/delete-impact', '/prompt-sections', '/prompt-config-versions']) {
+    for (const path of [
+      '',
+      '/usage',
+      '/versions',
+      '/draft-status',
+      '/indexing-status',
+      '/delete-impact',
+      '/prompt-sections',
+      '/prompt-config-versions',
+    ]) {
       expect([path, (await p.http.get(`/api/bots/${id}${path}`, t)).status]).toEqual([path, 404]);
     }
     expect((await put(p, `/api/bots/${id}`, { name: 'x' }, other.accessToken)).status).toBe(404);
@@ -171,15 +197,47 @@ describe('delete, impact, usage and plan limits', () => {
     const db = p.infra.db.knex;
     const now = new Date().toISOString();
     const convId = randomUUID();
-    await db('conversations').insert({ id: convId, organization_id: owner.orgId, agent_id: id, user_id: owner.id, created_at: now, updated_at: now });
+    await db('conversations').insert({
+      id: convId,
+      organization_id: owner.orgId,
+      agent_id: id,
+      user_id: owner.id,
+      created_at: now,
+      updated_at: now,
+    });
     await db('messages').insert([
-      { id: randomUUID(), conversation_id: convId, organization_id: owner.orgId, role: 'user', content: 'hi', prompt_tokens: 10, completion_tokens: 0, cost_usd: 0, created_at: now },
-      { id: randomUUID(), conversation_id: convId, organization_id: owner.orgId, role: 'assistant', content: 'hello', prompt_tokens: 5, completion_tokens: 20, cost_usd: 0.0125, created_at: now },
+      {
+        id: randomUUID(),
+        conversation_id: convId,
+        organization_id: owner.orgId,
+        role: 'user',
+        content: 'hi',
+        prompt_tokens: 10,
+        completion_tokens: 0,
+        cost_usd: 0,
+        created_at: now,
+      },
+      {
+        id: randomUUID(),
+        conversation_id: convId,
+        organization_id: owner.orgId,
+        role: 'assistant',
+        content: 'hello',
+        prompt_tokens: 5,
+        completion_tokens: 20,
+        cost_usd: 0.0125,
+        created_at: now,
+      },
     ]);
     const usage = await p.http.get(`/api/bots/${id}/usage`, { token: owner.accessToken });
     expect(usage.body).toEqual({ conversationCount: 1, messageCount: 2, totalTokens: 35, estimatedCost: 0.0125 });
     const impact = await p.http.get(`/api/bots/${id}/delete-impact`, { token: owner.accessToken });
-    expect(impact.body).toEqual({ agent: { id, name: 'Short lived', status: 'draft', organizationId: owner.orgId }, publicLink: null, channels: [], conversationCount: 1 });
+    expect(impact.body).toEqual({
+      agent: { id, name: 'Short lived', status: 'draft', organizationId: owner.orgId },
+      publicLink: null,
+      channels: [],
+      conversationCount: 1,
+    });
 
     expect((await p.http.delete(`/api/bots/${id}`, { token: owner.accessToken })).status).toBe(204);
     expect((await p.http.delete(`/api/bots/${id}`, { token: owner.accessToken })).status).toBe(404);

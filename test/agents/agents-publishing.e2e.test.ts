@@ -28,7 +28,11 @@ describe('knowledge readiness (spec 3.2)', () => {
     expectError(r, 400, 'Knowledge base not ready');
     expect(r.body.message).toMatch(NOT_READY);
     const empty = await seedKnowledgeBase(p, owner.orgId, { pending: 2, failed: 1 });
-    expectError(await p.http.post('/api/bots', { name: 'Live now', knowledgeBaseIds: [empty] }, as(owner)), 400, 'Knowledge base not ready');
+    expectError(
+      await p.http.post('/api/bots', { name: 'Live now', knowledgeBaseIds: [empty] }, as(owner)),
+      400,
+      'Knowledge base not ready',
+    );
     expect((await p.http.get('/api/bots', as(owner))).body.bots.find((b: any) => b.name === 'Live now')).toBeUndefined();
   });
 
@@ -57,7 +61,13 @@ describe('review workflow', () => {
     const kb = await seedKnowledgeBase(p, owner.orgId, { completed: 1, pending: 1 });
     const id = await createDraft('Support Bot', [kb]);
     const status = await p.http.get(`/api/bots/${id}/draft-status`, as(member));
-    expect(status.body).toMatchObject({ status: 'draft', isDraft: true, isPendingReview: false, knowledgeReady: true, availableActions: ['submit-review'] });
+    expect(status.body).toMatchObject({
+      status: 'draft',
+      isDraft: true,
+      isPendingReview: false,
+      knowledgeReady: true,
+      availableActions: ['submit-review'],
+    });
 
     expectError(await move(id, 'publish', member), 409, 'Conflict');
     expectError(await move(id, 'approve', owner), 409, 'Conflict');
@@ -76,7 +86,11 @@ describe('review workflow', () => {
 
     const dist = await p.http.post(`/api/bots/${id}/distribution/publish`, {}, as(member));
     expect(dist.status).toBe(200);
-    expect(dist.body).toEqual({ slug: 'support-bot', url: expect.stringMatching(/\/api\/public\/agents\/support-bot$/), distribution: { require_org_membership: false, allowed_group_ids: null } });
+    expect(dist.body).toEqual({
+      slug: 'support-bot',
+      url: expect.stringMatching(/\/api\/public\/agents\/support-bot$/),
+      distribution: { require_org_membership: false, allowed_group_ids: null },
+    });
     expect((await p.http.get(`/api/bots/${id}`, as(member))).body.slug).toBe('support-bot');
     expect((await p.http.get(`/api/bots/${id}/delete-impact`, as(member))).body.publicLink).toEqual({ slug: 'support-bot' });
 
@@ -97,7 +111,10 @@ describe('review workflow', () => {
     expectError(await move(id, 'reject', member, { feedback: 'no' }), 403, 'Forbidden');
     const rejected = await move(id, 'reject', owner, { feedback: 'Add a knowledge base' });
     expect(rejected.body).toMatchObject({ status: 'rejected', bot: { reviewFeedback: 'Add a knowledge base' } });
-    expect((await p.http.get(`/api/bots/${id}/draft-status`, as(member))).body).toMatchObject({ status: 'rejected', reviewFeedback: 'Add a knowledge base' });
+    expect((await p.http.get(`/api/bots/${id}/draft-status`, as(member))).body).toMatchObject({
+      status: 'rejected',
+      reviewFeedback: 'Add a knowledge base',
+    });
     expect((await move(id, 'submit-review', member)).body.status).toBe('pending_review');
     expectError(await move(id, 'approve', owner), 400, 'Knowledge base not ready');
     expect((await move(id, 'reject', owner, { feedback: 'still empty' })).body.status).toBe('rejected');
@@ -145,7 +162,11 @@ describe('distribution', () => {
     const groups = await publishedAgent('Group only');
     const pulled = await publishedAgent('Pulled back');
     await p.http.post(`/api/bots/${members}/distribution/publish`, { slug: 'members-only', require_org_membership: true }, as(owner));
-    const g = await p.http.post(`/api/bots/${groups}/distribution/publish`, { slug: 'group-only', allowed_group_ids: ['6f1c1b8e-8d5e-4a55-9a57-1d6a0b3b2c10'] }, as(owner));
+    const g = await p.http.post(
+      `/api/bots/${groups}/distribution/publish`,
+      { slug: 'group-only', allowed_group_ids: ['6f1c1b8e-8d5e-4a55-9a57-1d6a0b3b2c10'] },
+      as(owner),
+    );
     expect(g.body.distribution).toEqual({ require_org_membership: false, allowed_group_ids: ['6f1c1b8e-8d5e-4a55-9a57-1d6a0b3b2c10'] });
     await p.http.post(`/api/bots/${pulled}/distribution/publish`, { slug: 'pulled-back' }, as(owner));
     await put(p, `/api/bots/${pulled}`, { isDraft: true }, owner.accessToken);

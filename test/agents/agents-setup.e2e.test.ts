@@ -16,9 +16,17 @@ const source = (n: number) => ({ url: `https://example.com/page-${n}`, sourceTyp
 
 describe('POST /api/bots/setup', () => {
   it('creates a knowledge base and a draft agent linked to it', async () => {
-    const r = await p.http.post('/api/bots/setup', { name: 'Docs helper', description: 'Answers from our docs', sources: [source(1), source(2), source(3)] }, as());
+    const r = await p.http.post(
+      '/api/bots/setup',
+      { name: 'Docs helper', description: 'Answers from our docs', sources: [source(1), source(2), source(3)] },
+      as(),
+    );
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ success: true, bot: { name: 'Docs helper', isDraft: true, status: 'draft' }, knowledgeBase: { id: expect.any(String), name: 'Docs helper' } });
+    expect(r.body).toMatchObject({
+      success: true,
+      bot: { name: 'Docs helper', isDraft: true, status: 'draft' },
+      knowledgeBase: { id: expect.any(String), name: 'Docs helper' },
+    });
     expect(r.body.bot.knowledgeBaseIds).toEqual([r.body.knowledgeBase.id]);
     const got = await p.http.get(`/api/bots/${r.body.bot.id}`, as());
     expect(got.body.knowledgeBases.map((kb: any) => kb.id)).toEqual([r.body.knowledgeBase.id]);
@@ -43,8 +51,16 @@ describe('publishing with a knowledge base built through the knowledge API', () 
     expectError(await p.http.post(`/api/bots/${id}/publish`, {}, as()), 400, 'Knowledge base not ready');
 
     const form = new FormData();
-    form.append('file', new Blob(['Our office opens at nine. Holidays follow the national calendar.'], { type: 'text/plain' }), 'handbook.txt');
-    const upload = await fetch(`${p.gatewayUrl}/api/knowledge/kb/${kbId}/documents`, { method: 'POST', headers: { authorization: `Bearer ${owner.accessToken}` }, body: form });
+    form.append(
+      'file',
+      new Blob(['Our office opens at nine. Holidays follow the national calendar.'], { type: 'text/plain' }),
+      'handbook.txt',
+    );
+    const upload = await fetch(`${p.gatewayUrl}/api/knowledge/kb/${kbId}/documents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.accessToken}` },
+      body: form,
+    });
     expect(upload.status).toBe(201);
 
     let status: any;
@@ -55,7 +71,14 @@ describe('publishing with a knowledge base built through the knowledge API', () 
       if (status.ready || status.failedDocuments) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    expect(status).toEqual({ linkedKbCount: 1, totalDocuments: 1, indexedDocuments: 1, failedDocuments: 0, pendingDocuments: 0, ready: true });
+    expect(status).toEqual({
+      linkedKbCount: 1,
+      totalDocuments: 1,
+      indexedDocuments: 1,
+      failedDocuments: 0,
+      pendingDocuments: 0,
+      ready: true,
+    });
     const published = await p.http.post(`/api/bots/${id}/publish`, {}, as());
     expect(published.body).toMatchObject({ status: 'published', bot: { isDraft: false } });
   }, 90_000);

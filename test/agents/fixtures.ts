@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { TestPlatform } from '../support/platform';
 
 /**
@@ -14,7 +15,14 @@ export async function seedKnowledgeBase(
   const db = p.infra.db.knex;
   const id = randomUUID();
   const now = new Date().toISOString();
-  await db('knowledge_bases').insert({ id, organization_id: organizationId, name, description: `About ${name}`, created_at: now, updated_at: now });
+  await db('knowledge_bases').insert({
+    id,
+    organization_id: organizationId,
+    name,
+    description: `About ${name}`,
+    created_at: now,
+    updated_at: now,
+  });
   const rows = Object.entries(docs).flatMap(([status, n]) =>
     Array.from({ length: n ?? 0 }, (_, i) => ({
       id: randomUUID(),
@@ -39,6 +47,10 @@ export const expectError = (r: { status: number; body: any }, status: number, er
 };
 
 export async function auditActions(p: TestPlatform, organizationId: string, resourceId: string): Promise<string[]> {
-  const rows = await p.infra.db.knex('audit_log').where({ organization_id: organizationId, resource_id: resourceId }).orderBy('created_at').select('action');
+  const rows = await p.infra.db
+    .knex('audit_log')
+    .where({ organization_id: organizationId, resource_id: resourceId })
+    .orderBy('created_at')
+    .select('action');
   return rows.map((r) => r.action as string);
 }

@@ -11,10 +11,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => p?.close());
 
-const as = { get token() { return owner.accessToken; } };
-const newAgent = async (tools: unknown[] = [{ toolDefinitionId: 'crm', isEnabled: true }, { toolDefinitionId: 'off', isEnabled: false }]) =>
-  (await p.http.post('/api/bots', { name: 'Prompted', knowledgeBaseIds: [], isDraft: true, tools }, as)).body.bot.id as string;
-const save = (id: string, body: unknown, token = owner.accessToken) => p.http.post(`/api/bots/${id}/prompt-config-versions`, body, { token });
+const as = {
+  get token() {
+    return owner.accessToken;
+  },
+};
+const newAgent = async (
+  tools: unknown[] = [
+    { toolDefinitionId: 'crm', isEnabled: true },
+    { toolDefinitionId: 'off', isEnabled: false },
+  ],
+) => (await p.http.post('/api/bots', { name: 'Prompted', knowledgeBaseIds: [], isDraft: true, tools }, as)).body.bot.id as string;
+const save = (id: string, body: unknown, token = owner.accessToken) =>
+  p.http.post(`/api/bots/${id}/prompt-config-versions`, body, { token });
 const sys = (content: string) => ({ promptType: 'system', mode: 'fixed', content });
 
 describe('prompt configuration versions', () => {
@@ -22,7 +31,10 @@ describe('prompt configuration versions', () => {
     const id = await newAgent();
     const first = await save(id, { sections: [sys('You help {{user.name}}')], bumpType: 'major', label: 'first' });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ version: { id: expect.any(String), versionMajor: 1, versionMinor: 0, sectionCount: 1 }, published: false });
+    expect(first.body).toEqual({
+      version: { id: expect.any(String), versionMajor: 1, versionMinor: 0, sectionCount: 1 },
+      published: false,
+    });
     const second = await save(id, { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hi {{contact.name}}' }] });
     expect(second.body.version).toMatchObject({ versionMajor: 1, versionMinor: 1, sectionCount: 2 });
     const third = await save(id, { sections: [], bumpType: 'major' });
@@ -31,24 +43,48 @@ describe('prompt configuration versions', () => {
     let list = await p.http.get(`/api/bots/${id}/prompt-config-versions`, as);
     expect(list.body.live).toBeNull();
     expect(list.body.versions.map((v: any) => `v${v.versionMajor}.${v.versionMinor}`)).toEqual(['v2.0', 'v1.1', 'v1.0']);
-    expect(list.body.versions[2]).toMatchObject({ label: 'first', createdBy: owner.id, authorName: 'Olga Owner', isLive: false, isNewest: false });
+    expect(list.body.versions[2]).toMatchObject({
+      label: 'first',
+      createdBy: owner.id,
+      authorName: 'Olga Owner',
+      isLive: false,
+      isNewest: false,
+    });
     expect(list.body.versions[0].isNewest).toBe(true);
 
     const live = await put(p, `/api/bots/${id}/prompt-live`, { versionId: first.body.version.id }, owner.accessToken);
     expect(live.status).toBe(200);
     expect(live.body).toEqual({ live: { id: first.body.version.id, versionMajor: 1, versionMinor: 0 }, previous: null });
     const newest = await put(p, `/api/bots/${id}/prompt-live`, {}, owner.accessToken);
-    expect(newest.body).toEqual({ live: { id: third.body.version.id, versionMajor: 2, versionMinor: 0 }, previous: { id: first.body.version.id, versionMajor: 1, versionMinor: 0 } });
+    expect(newest.body).toEqual({
+      live: { id: third.body.version.id, versionMajor: 2, versionMinor: 0 },
+      previous: { id: first.body.version.id, versionMajor: 1, versionMinor: 0 },
+    });
     list = await p.http.get(`/api/bots/${id}/prompt-config-versions?limit=2`, as);
     expect(list.body.versions).toHaveLength(2);
     expect(list.body.versions[0].isLive).toBe(true);
-    expect(list.body.live).toMatchObject({ id: third.body.version.id, versionMajor: 2, versionMinor: 0, publishedBy: owner.id, publishedByName: 'Olga Owner', publishedAt: expect.any(String) });
+    expect(list.body.live).toMatchObject({
+      id: third.body.version.id,
+      versionMajor: 2,
+      versionMinor: 0,
+      publishedBy: owner.id,
+      publishedByName: 'Olga Owner',
+      publishedAt: expect.any(String),
+    });
 
     const detail = await p.http.get(`/api/bots/${id}/prompt-config-versions/${first.body.version.id}`, as);
     expect(detail.body.version).toMatchObject({ versionMajor: 1, versionMinor: 0, isLive: false });
-    expect(detail.body.items).toEqual([{ promptType: 'system', instanceRef: null, mode: 'fixed', content: 'You help {{user.name}}', prompt: null }]);
+    expect(detail.body.items).toEqual([
+      { promptType: 'system', instanceRef: null, mode: 'fixed', content: 'You help {{user.name}}', prompt: null },
+    ]);
     expectError(await p.http.get(`/api/bots/${id}/prompt-config-versions/00000000-0000-4000-8000-000000000000`, as), 404, 'Not Found');
-    expect(await auditActions(p, owner.orgId, id)).toEqual(['prompt_config.save', 'prompt_config.save', 'prompt_config.save', 'prompt_config.publish', 'prompt_config.publish']);
+    expect(await auditActions(p, owner.orgId, id)).toEqual([
+      'prompt_config.save',
+      'prompt_config.save',
+      'prompt_config.save',
+      'prompt_config.publish',
+      'prompt_config.publish',
+    ]);
   });
 
   it("refuses another agent's version with 404 and publishes nothing", async () => {
@@ -94,7 +130,11 @@ describe('prompt configuration versions', () => {
 
   it('accepts tool variables in an enabled tool section', async () => {
     const id = await newAgent();
-    const r = await save(id, { sections: [{ promptType: 'custom_tool_instructions', instanceRef: 'crm', mode: 'fixed', content: 'Call {{tool.name}} for {{contact.email}}' }] });
+    const r = await save(id, {
+      sections: [
+        { promptType: 'custom_tool_instructions', instanceRef: 'crm', mode: 'fixed', content: 'Call {{tool.name}} for {{contact.email}}' },
+      ],
+    });
     expect(r.status).toBe(201);
   });
 });
@@ -105,13 +145,24 @@ describe('draft sections, reset and the legacy write', () => {
     let s = await p.http.get(`/api/bots/${id}/prompt-sections`, as);
     expect(s.status).toBe(200);
     expect(s.body.draftDiffersFromNewest).toBe(false);
-    expect(s.body.sections.map((x: any) => x.promptType)).toEqual(['system', 'guardrail', 'welcome', 'persona', 'response_style', 'fallback']);
+    expect(s.body.sections.map((x: any) => x.promptType)).toEqual([
+      'system',
+      'guardrail',
+      'welcome',
+      'persona',
+      'response_style',
+      'fallback',
+    ]);
     expect(s.body.sections.every((x: any) => !x.isCustomised && !x.isUnpublished)).toBe(true);
 
     const v = await save(id, { sections: [sys('One'), { promptType: 'persona', mode: 'fixed', content: 'Calm' }] });
     s = await p.http.get(`/api/bots/${id}/prompt-sections`, as);
     expect(s.body.draftDiffersFromNewest).toBe(false);
-    expect(s.body.sections.find((x: any) => x.promptType === 'system')).toMatchObject({ content: 'One', isCustomised: true, isUnpublished: true });
+    expect(s.body.sections.find((x: any) => x.promptType === 'system')).toMatchObject({
+      content: 'One',
+      isCustomised: true,
+      isUnpublished: true,
+    });
 
     await put(p, `/api/bots/${id}/prompt-live`, { versionId: v.body.version.id }, owner.accessToken);
     s = await p.http.get(`/api/bots/${id}/prompt-sections`, as);
@@ -119,7 +170,10 @@ describe('draft sections, reset and the legacy write', () => {
 
     const legacy = await put(p, `/api/bots/${id}/prompt-configs/system`, { content: 'Two' }, owner.accessToken);
     expect(legacy.status).toBe(200);
-    expect(legacy.body).toMatchObject({ section: { promptType: 'system', instanceRef: null, mode: 'fixed', content: 'Two' }, published: false });
+    expect(legacy.body).toMatchObject({
+      section: { promptType: 'system', instanceRef: null, mode: 'fixed', content: 'Two' },
+      published: false,
+    });
     s = await p.http.get(`/api/bots/${id}/prompt-sections`, as);
     expect(s.body.draftDiffersFromNewest).toBe(true);
     expect(s.body.sections.find((x: any) => x.promptType === 'system')).toMatchObject({ content: 'Two', isUnpublished: true });
@@ -138,12 +192,37 @@ describe('draft sections, reset and the legacy write', () => {
   it('checks the legacy write and reset like a save', async () => {
     const id = await newAgent();
     expectError(await put(p, `/api/bots/${id}/prompt-configs/mystery`, { content: 'x' }, owner.accessToken), 400, 'UNKNOWN_PROMPT_TYPE');
-    expectError(await put(p, `/api/bots/${id}/prompt-configs/custom_tool_instructions`, { content: 'x' }, owner.accessToken), 400, 'INSTANCED_TYPE_NOT_ADDRESSED');
-    expectError(await put(p, `/api/bots/${id}/prompt-configs/custom_tool_instructions`, { instanceRef: 'ghost', content: 'x' }, owner.accessToken), 400, 'INSTANCE_NOT_FOUND');
-    expectError(await put(p, `/api/bots/${id}/prompt-configs/welcome`, { content: '{{tool.x}}' }, owner.accessToken), 400, 'INVALID_VARIABLE_NAMESPACE');
-    expect((await put(p, `/api/bots/${id}/prompt-configs/custom_tool_instructions`, { instanceRef: 'crm', content: 'Use {{tool.name}}' }, owner.accessToken)).status).toBe(200);
+    expectError(
+      await put(p, `/api/bots/${id}/prompt-configs/custom_tool_instructions`, { content: 'x' }, owner.accessToken),
+      400,
+      'INSTANCED_TYPE_NOT_ADDRESSED',
+    );
+    expectError(
+      await put(p, `/api/bots/${id}/prompt-configs/custom_tool_instructions`, { instanceRef: 'ghost', content: 'x' }, owner.accessToken),
+      400,
+      'INSTANCE_NOT_FOUND',
+    );
+    expectError(
+      await put(p, `/api/bots/${id}/prompt-configs/welcome`, { content: '{{tool.x}}' }, owner.accessToken),
+      400,
+      'INVALID_VARIABLE_NAMESPACE',
+    );
+    expect(
+      (
+        await put(
+          p,
+          `/api/bots/${id}/prompt-configs/custom_tool_instructions`,
+          { instanceRef: 'crm', content: 'Use {{tool.name}}' },
+          owner.accessToken,
+        )
+      ).status,
+    ).toBe(200);
     expectError(await p.http.post(`/api/bots/${id}/prompt-sections/mystery/reset`, {}, as), 400, 'UNKNOWN_PROMPT_TYPE');
-    expectError(await p.http.post(`/api/bots/${id}/prompt-sections/custom_tool_instructions/reset`, {}, as), 400, 'INSTANCED_TYPE_NOT_ADDRESSED');
+    expectError(
+      await p.http.post(`/api/bots/${id}/prompt-sections/custom_tool_instructions/reset`, {}, as),
+      400,
+      'INSTANCED_TYPE_NOT_ADDRESSED',
+    );
     const r = await p.http.post(`/api/bots/${id}/prompt-sections/custom_tool_instructions/reset?instanceRef=crm`, {}, as);
     expect(r.body).toEqual({ promptType: 'custom_tool_instructions', instanceRef: 'crm', removed: true });
   });

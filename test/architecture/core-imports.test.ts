@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { moduleReferences, type ModuleReference } from './module-references';
+
+import { type ModuleReference, moduleReferences } from './module-references';
 
 /**
  * The architecture rule of docs/CONVENTIONS.md: `core/` is pure domain. It reaches only other `core/` files
@@ -35,7 +36,9 @@ function violation(file: string, ref: ModuleReference): string | null {
   if (s.startsWith('.')) {
     const target = resolve(dirname(file), s);
     const inside = relative(CORE, target);
-    return inside.startsWith('..') || inside.startsWith(sep) || inside === '' ? `"${s}" resolves outside core/ (${relative(ROOT, target)})` : null;
+    return inside.startsWith('..') || inside.startsWith(sep) || inside === ''
+      ? `"${s}" resolves outside core/ (${relative(ROOT, target)})`
+      : null;
   }
   const builtin = BUILTINS[s];
   if (!builtin) return s.startsWith('node:') ? `built-in "${s}" is not allowed in core` : `package or absolute path "${s}"`;
@@ -85,7 +88,7 @@ describe('architecture: core/ depends on nothing outside core/', () => {
       ["const path = require.resolve('openai');"],
       ["const r = require; r('pg');"],
       ['async function f() { return import("openai"); }'],
-      ["async function f(name: string) { return import(name); }"],
+      ['async function f(name: string) { return import(name); }'],
       ['function f(name: string) { return require(name); }'],
       ["import x = require('amqplib');"],
       ["type R = import('express').Request;"],

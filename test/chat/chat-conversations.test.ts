@@ -1,7 +1,7 @@
 import { ChatModelRouter } from '../../app/chat-infrastructure';
+import { chat } from '../../core/chat/chat-pipeline';
 import { compatAgent, splitMessages } from '../../core/chat/openai-compat';
 import { signContextToken, verifyContextToken } from '../../core/conversations/context-token';
-import { createConversation, startConversation } from '../../core/conversations/create-conversation';
 import {
   getConversation,
   getConversationVariables,
@@ -10,11 +10,15 @@ import {
   listMessages,
   setConversationVariables,
 } from '../../core/conversations/conversations';
-import { chat } from '../../core/chat/chat-pipeline';
+import { createConversation, startConversation } from '../../core/conversations/create-conversation';
 import type { DomainError } from '../../core/shared/errors';
 import { actor, FakeDb, makeAgent, makeDeps, ORG, OTHER_ORG, PAID_MODEL, ScriptedModel, USER } from './fakes';
 
-const code = async (p: Promise<unknown>) => p.then(() => 'resolved', (e: DomainError) => `${e.code}: ${e.message}`);
+const code = async (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: DomainError) => `${e.code}: ${e.message}`,
+  );
 const OTHER_USER = '00000000-0000-4000-8000-0000000000a2';
 
 function setup(agentOver = {}) {
@@ -53,8 +57,16 @@ describe('context tokens', () => {
     const { deps, agent, db, model } = setup({ systemPrompt: 'Customer account {{user.account}}, name {{user.name}}.' });
     const { contextToken } = await issueContextToken(deps, actor(), agent.id, { variables: { account: 'ACC-9' } });
     const created = await createConversation(deps, actor(), agent.id, { variables: { name: 'Ada' }, context_token: contextToken });
-    expect(db.conversations.get(created.conversationId)).toMatchObject({ variables: { name: 'Ada' }, sensitiveVariables: { account: 'ACC-9' } });
-    await chat(deps, { agent, caller: { organizationId: ORG, userId: USER, seesAll: false, platform: 'web' }, input: { message: 'hi', conversationId: created.conversationId }, promptSource: 'live' });
+    expect(db.conversations.get(created.conversationId)).toMatchObject({
+      variables: { name: 'Ada' },
+      sensitiveVariables: { account: 'ACC-9' },
+    });
+    await chat(deps, {
+      agent,
+      caller: { organizationId: ORG, userId: USER, seesAll: false, platform: 'web' },
+      input: { message: 'hi', conversationId: created.conversationId },
+      promptSource: 'live',
+    });
     expect(model.requests[0].messages[0].content).toMatch(/^Customer account ACC-9, name Ada\./);
     const view = await getConversation(deps, actor(), created.conversationId);
     expect(JSON.stringify(view)).not.toContain('ACC-9');
@@ -63,7 +75,9 @@ describe('context tokens', () => {
     const other = makeAgent();
     db.agents.set(other.id, other);
     expect(await code(createConversation(deps, actor(), other.id, { context_token: contextToken }))).toMatch(/issued for another agent/);
-    expect(await code(issueContextToken(deps, actor(), agent.id, { variables: {}, expiresInSeconds: 999_999_999 }))).toMatch(/^VALIDATION: expiresInSeconds/);
+    expect(await code(issueContextToken(deps, actor(), agent.id, { variables: {}, expiresInSeconds: 999_999_999 }))).toMatch(
+      /^VALIDATION: expiresInSeconds/,
+    );
   });
 });
 
@@ -71,14 +85,23 @@ describe('conversation variables', () => {
   it('merges plain and sensitive variables, moves a name between stores, removes with null, and hides sensitive values', async () => {
     const { deps, agent } = setup();
     const { conversationId } = await createConversation(deps, actor(), agent.id, { variables: { a: 1 } });
-    expect(await setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { b: 'two', pin: '1234' }, sensitive: ['pin'] })).toEqual({ variables: { a: 1, b: 'two' }, sensitive: ['pin'] });
-    expect(await setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { a: null, b: 'secret-b' }, sensitive: ['b'] })).toEqual({ variables: {}, sensitive: ['b', 'pin'] });
+    expect(
+      await setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { b: 'two', pin: '1234' }, sensitive: ['pin'] }),
+    ).toEqual({ variables: { a: 1, b: 'two' }, sensitive: ['pin'] });
+    expect(
+      await setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { a: null, b: 'secret-b' }, sensitive: ['b'] }),
+    ).toEqual({ variables: {}, sensitive: ['b', 'pin'] });
     expect(await getConversationVariables(deps, actor(), agent.id, conversationId)).toEqual({ variables: {}, sensitive: ['b', 'pin'] });
-    expect(await code(setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { x: 1 }, sensitive: ['y'] }))).toMatch(/sensitive names a variable that is not in variables: y/);
+    expect(
+      await code(setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { x: 1 }, sensitive: ['y'] })),
+    ).toMatch(/sensitive names a variable that is not in variables: y/);
     const other = makeAgent();
-    deps.store.repos.agents.findById = (async (org: string, id: string) => (id === other.id ? other : id === agent.id ? agent : null)) as never;
+    deps.store.repos.agents.findById = (async (org: string, id: string) =>
+      id === other.id ? other : id === agent.id ? agent : null) as never;
     expect(await code(getConversationVariables(deps, actor(), other.id, conversationId))).toBe('NOT_FOUND: Conversation not found');
-    expect(await code(getConversationVariables(deps, actor({ userId: OTHER_USER }), agent.id, conversationId))).toBe('NOT_FOUND: Conversation not found');
+    expect(await code(getConversationVariables(deps, actor({ userId: OTHER_USER }), agent.id, conversationId))).toBe(
+      'NOT_FOUND: Conversation not found',
+    );
   });
 });
 
@@ -86,14 +109,20 @@ describe('welcome messages', () => {
   it('none without a welcome section; fixed renders the content with the variables; generated calls the model and bills welcome_message', async () => {
     const { deps, agent, db, model } = setup({ model: PAID_MODEL.id });
     expect((await createConversation(deps, actor(), agent.id, {})).welcomeMessage).toBeNull();
-    db.live.set(agent.id, [{ promptType: 'welcome', instanceRef: null, mode: 'fixed', content: 'Hi {{user.name}}, I am {{agent.name}}.', prompt: null }]);
+    db.live.set(agent.id, [
+      { promptType: 'welcome', instanceRef: null, mode: 'fixed', content: 'Hi {{user.name}}, I am {{agent.name}}.', prompt: null },
+    ]);
     const fixed = await createConversation(deps, actor(), agent.id, { variables: { name: 'Ada' } });
     expect(fixed.welcomeMessage).toBe('Hi Ada, I am Helper.');
-    expect(db.messages.filter((m) => m.conversationId === fixed.conversationId)).toEqual([expect.objectContaining({ role: 'assistant', content: 'Hi Ada, I am Helper.', costUsd: 0 })]);
+    expect(db.messages.filter((m) => m.conversationId === fixed.conversationId)).toEqual([
+      expect.objectContaining({ role: 'assistant', content: 'Hi Ada, I am Helper.', costUsd: 0 }),
+    ]);
     expect(model.requests).toHaveLength(0);
     expect(db.events).toHaveLength(0);
 
-    db.live.set(agent.id, [{ promptType: 'welcome', instanceRef: null, mode: 'generated', content: null, prompt: 'Greet {{user.name}} warmly.' }]);
+    db.live.set(agent.id, [
+      { promptType: 'welcome', instanceRef: null, mode: 'generated', content: null, prompt: 'Greet {{user.name}} warmly.' },
+    ]);
     model.reply = 'Welcome aboard, Ada!';
     const generated = await createConversation(deps, actor(), agent.id, { variables: { name: 'Ada' } });
     expect(generated.welcomeMessage).toBe('Welcome aboard, Ada!');
@@ -109,7 +138,12 @@ describe('welcome messages', () => {
   it('the public surface can start anonymous conversations through the same use case', async () => {
     const { deps, agent, db } = setup();
     const anon = '6f1c2b7e-0000-4000-8000-000000000123';
-    const r = await startConversation(deps, agent, { organizationId: ORG, userId: null, anonymousId: anon, seesAll: false, platform: 'public' }, {});
+    const r = await startConversation(
+      deps,
+      agent,
+      { organizationId: ORG, userId: null, anonymousId: anon, seesAll: false, platform: 'public' },
+      {},
+    );
     expect(db.conversations.get(r.conversationId)).toMatchObject({ anonymousId: anon, userId: null, platform: 'public' });
   });
 });
@@ -119,14 +153,17 @@ describe('conversation listing and messages', () => {
     const { deps, agent } = setup();
     const caller = { organizationId: ORG, userId: USER, seesAll: false, platform: 'web' };
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await chat(deps, { agent, caller, input: { message: `q${i}` }, promptSource: 'live' })).conversationId);
+    for (let i = 0; i < 3; i++)
+      ids.push((await chat(deps, { agent, caller, input: { message: `q${i}` }, promptSource: 'live' })).conversationId);
     await chat(deps, { agent, caller: { ...caller, userId: OTHER_USER }, input: { message: 'theirs' }, promptSource: 'live' });
     const page = await listConversations(deps, actor(), { limit: 2, offset: 0 });
     expect(page.pagination).toEqual({ limit: 2, offset: 0, total: 3, hasMore: true });
     expect(page.conversations[0]).toMatchObject({ botId: agent.id, platform: 'web', messageCount: 2 });
     expect((await listConversations(deps, actor(), { limit: 2, offset: 2 })).pagination.hasMore).toBe(false);
     expect(await code(listConversations(deps, actor(), { userId: OTHER_USER, limit: 50, offset: 0 }))).toMatch(/^FORBIDDEN/);
-    expect((await listConversations(deps, actor({ orgRole: 'admin' }), { userId: OTHER_USER, limit: 50, offset: 0 })).pagination.total).toBe(1);
+    expect(
+      (await listConversations(deps, actor({ orgRole: 'admin' }), { userId: OTHER_USER, limit: 50, offset: 0 })).pagination.total,
+    ).toBe(1);
     expect((await listConversations(deps, actor(), { botId: agent.id, platform: 'api', limit: 50, offset: 0 })).pagination.total).toBe(0);
     const { messages } = await listMessages(deps, actor(), ids[0]);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant']);
@@ -144,11 +181,18 @@ describe('OpenAI-compatible mapping and the model router', () => {
         { role: 'assistant', content: 'answer' },
         { role: 'user', content: [{ type: 'text', text: 'second' }] },
       ]),
-    ).toEqual({ message: 'second', history: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'answer' }], systemPrompt: 'Be brief.' });
+    ).toEqual({
+      message: 'second',
+      history: [
+        { role: 'user', content: 'first' },
+        { role: 'assistant', content: 'answer' },
+      ],
+      systemPrompt: 'Be brief.',
+    });
     expect(() => splitMessages([{ role: 'assistant', content: 'x' }])).toThrow(/must contain a user message/);
   });
 
-  it('finds an agent of the organization by id or slug, never another organization\'s', async () => {
+  it("finds an agent of the organization by id or slug, never another organization's", async () => {
     const { db, deps } = setup();
     const a = makeAgent({ slug: 'helper' });
     const b = makeAgent({ slug: 'theirs', organizationId: OTHER_ORG });
@@ -167,7 +211,13 @@ describe('OpenAI-compatible mapping and the model router', () => {
     const bench = new ScriptedModel('instant', { prefix: 'bench/' });
     const router = new ChatModelRouter({ local, cohere, openai, extra: [bench] });
     const answer = async (model: string) => (await router.complete({ model, messages: [] })).text;
-    expect([await answer('local/extractive'), await answer('cohere/command-r'), await answer('openai/gpt-4o'), await answer('groq/llama'), await answer('bench/instant')]).toEqual(['local', 'cohere', 'openai', 'openai', 'instant']);
+    expect([
+      await answer('local/extractive'),
+      await answer('cohere/command-r'),
+      await answer('openai/gpt-4o'),
+      await answer('groq/llama'),
+      await answer('bench/instant'),
+    ]).toEqual(['local', 'cohere', 'openai', 'openai', 'instant']);
     const bare = new ChatModelRouter({ local, cohere: null, openai: null });
     expect(bare.supports('openai/gpt-4o')).toBe(false);
     expect(() => bare.complete({ model: 'cohere/command-r', messages: [] })).toThrow(/needs a Cohere key \(COHERE_API_KEY\)/);

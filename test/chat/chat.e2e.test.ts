@@ -3,8 +3,9 @@
  * (seeded directly, see seed-knowledge.ts), the local model and a priced OpenAI-compatible model served by
  * a local fake server.
  */
-import http from 'node:http';
 import { once } from 'node:events';
+import http from 'node:http';
+
 import { OpenAiChatModel } from '../../adapters/openai/openai.chat-model';
 import { OpenAiSpeechSynthesizer } from '../../adapters/openai/openai.speech-synthesizer';
 import { FakeOpenAi, openAiErrorBody } from '../fakes/fake-openai';
@@ -22,14 +23,19 @@ let kbId: string;
 
 beforeAll(async () => {
   await fake.start();
-  p = await startTestPlatform({}, {
-    chat: {
-      chatModels: [slow],
-      openai: new OpenAiChatModel({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
-      speech: new OpenAiSpeechSynthesizer({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
+  p = await startTestPlatform(
+    {},
+    {
+      chat: {
+        chatModels: [slow],
+        openai: new OpenAiChatModel({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
+        speech: new OpenAiSpeechSynthesizer({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
+      },
     },
-  });
-  await p.store.repos.models.upsert([{ ...(await p.store.repos.models.findById('openai/gpt-4o-mini'))!, id: 'test/slow', name: 'Slow test model', provider: 'test' }]);
+  );
+  await p.store.repos.models.upsert([
+    { ...(await p.store.repos.models.findById('openai/gpt-4o-mini'))!, id: 'test/slow', name: 'Slow test model', provider: 'test' },
+  ]);
   owner = await registerUser(p.http, { label: 'chat-owner' });
   const kb = await p.http.post('/api/knowledge/kb', { name: 'Policies' }, { token: owner.accessToken });
   expect(kb.status).toBe(201);
@@ -42,7 +48,11 @@ afterAll(async () => {
 });
 
 async function createAgent(body: Record<string, unknown> = {}, user = owner) {
-  const r = await p.http.post('/api/bots', { name: 'Support', knowledgeBaseIds: [kbId], isDraft: false, ...body }, { token: user.accessToken });
+  const r = await p.http.post(
+    '/api/bots',
+    { name: 'Support', knowledgeBaseIds: [kbId], isDraft: false, ...body },
+    { token: user.accessToken },
+  );
   expect(r.status).toBe(201);
   return r.body.bot.id as string;
 }
@@ -52,7 +62,14 @@ const wallet = async (user = owner) => (await p.http.get('/api/billing/wallet', 
 /** A raw streaming request through the gateway: the response and its frames as they arrive. */
 async function openStream(path: string, body: unknown, token: string) {
   const { hostname, port } = new URL(p.gatewayUrl);
-  const req = http.request({ host: hostname, port: Number(port), method: 'POST', path, agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+  const req = http.request({
+    host: hostname,
+    port: Number(port),
+    method: 'POST',
+    path,
+    agent: false,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
   req.end(JSON.stringify(body));
   const [res] = (await once(req, 'response')) as [http.IncomingMessage];
   res.setEncoding('utf8');
@@ -67,21 +84,41 @@ describe('chat with the local model', () => {
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['conversationId', 'messageId', 'response', 'sources', 'usage']);
     expect(r.body.response).toMatch(/fourteen days/);
-    expect(r.body.sources[0]).toEqual({ content: REFUND_TEXT[0], score: expect.any(Number), documentTitle: 'refund-policy.txt', knowledgeBaseId: kbId });
+    expect(r.body.sources[0]).toEqual({
+      content: REFUND_TEXT[0],
+      score: expect.any(Number),
+      documentTitle: 'refund-policy.txt',
+      knowledgeBaseId: kbId,
+    });
     expect(r.body.sources[0].score).toBeGreaterThan(0);
     expect(r.body.sources[0].score).toBeLessThanOrEqual(1);
-    expect(r.body.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number), cost: 0 });
+    expect(r.body.usage).toEqual({
+      promptTokens: expect.any(Number),
+      completionTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+      cost: 0,
+    });
     expect(r.body.usage.totalTokens).toBe(r.body.usage.promptTokens + r.body.usage.completionTokens);
 
     const after = await wallet();
     expect(after.wallet.balance).toBe(before.wallet.balance);
-    expect(after.events[0]).toMatchObject({ kind: 'chat', model: 'local/extractive', costUsd: 0, completionTokens: r.body.usage.completionTokens });
+    expect(after.events[0]).toMatchObject({
+      kind: 'chat',
+      model: 'local/extractive',
+      costUsd: 0,
+      completionTokens: r.body.usage.completionTokens,
+    });
     const messages = await p.http.get(`/api/conversations/${r.body.conversationId}/messages`, { token: owner.accessToken });
     expect(messages.body.messages.map((m: any) => [m.role, m.content])).toEqual([
       ['user', 'When are refunds paid?'],
       ['assistant', r.body.response],
     ]);
-    expect(messages.body.messages[1]).toMatchObject({ id: r.body.messageId, sources: r.body.sources, usage: r.body.usage, model: 'local/extractive' });
+    expect(messages.body.messages[1]).toMatchObject({
+      id: r.body.messageId,
+      sources: r.body.sources,
+      usage: r.body.usage,
+      model: 'local/extractive',
+    });
   });
 
   it('streams SSE token frames and a final done frame when asked and the agent has streaming on; JSON otherwise', async () => {
@@ -98,7 +135,11 @@ describe('chat with the local model', () => {
     const tokens = frames.slice(0, -1);
     expect(tokens.length).toBeGreaterThan(1);
     expect(tokens.every((f) => Object.keys(f).join() === 'token')).toBe(true);
-    expect(done).toMatchObject({ done: true, sources: [expect.objectContaining({ documentTitle: 'refund-policy.txt' })], usage: { cost: 0 } });
+    expect(done).toMatchObject({
+      done: true,
+      sources: [expect.objectContaining({ documentTitle: 'refund-policy.txt' })],
+      usage: { cost: 0 },
+    });
     const stored = await p.http.get(`/api/conversations/${done.conversationId}/messages`, { token: owner.accessToken });
     expect(stored.body.messages[1].content).toBe(tokens.map((f) => f.token).join(''));
 
@@ -109,12 +150,15 @@ describe('chat with the local model', () => {
     expect(json.body.response).toEqual(expect.any(String));
   });
 
-  it('refuses invalid input (400), voice without voiceEnabled (400), and another organization\'s agent (404)', async () => {
+  it("refuses invalid input (400), voice without voiceEnabled (400), and another organization's agent (404)", async () => {
     const agentId = await createAgent();
     expect((await p.http.post(`/api/bots/${agentId}/chat`, { message: '' }, { token: owner.accessToken })).status).toBe(400);
     const long = await p.http.post(`/api/bots/${agentId}/chat`, { message: 'x'.repeat(10_001) }, { token: owner.accessToken });
     expect(long.body.error).toBe('Validation Error');
-    expect((await p.http.post(`/api/bots/${agentId}/chat`, { message: 'hi', systemPrompt: 'y'.repeat(10_001) }, { token: owner.accessToken })).status).toBe(400);
+    expect(
+      (await p.http.post(`/api/bots/${agentId}/chat`, { message: 'hi', systemPrompt: 'y'.repeat(10_001) }, { token: owner.accessToken }))
+        .status,
+    ).toBe(400);
     const voice = await p.http.post(`/api/bots/${agentId}/chat`, { message: 'hi', includeVoice: true }, { token: owner.accessToken });
     expect(voice.status).toBe(400);
     expect(voice.body.message).toMatch(/voiceEnabled/);
@@ -127,7 +171,11 @@ describe('chat with a priced OpenAI-compatible model', () => {
   it('bills the wallet with the margin, sends the knowledge context to the provider, and answers with voice when asked', async () => {
     const agentId = await createAgent({ model: 'openai/gpt-4o-mini', voiceEnabled: true, voiceSettings: { voice: 'nova', speed: 1.1 } });
     const before = (await wallet()).wallet.balance;
-    const r = await p.http.post(`/api/bots/${agentId}/chat`, { message: 'When are refunds paid?', includeVoice: true }, { token: owner.accessToken });
+    const r = await p.http.post(
+      `/api/bots/${agentId}/chat`,
+      { message: 'When are refunds paid?', includeVoice: true },
+      { token: owner.accessToken },
+    );
     expect(r.status).toBe(200);
     expect(r.body.response).toBe(fake.reply);
     expect(r.body.usage.cost).toBeGreaterThan(0);
@@ -146,14 +194,21 @@ describe('chat with a priced OpenAI-compatible model', () => {
     const agentId = await createAgent({ model: 'openai/gpt-4o-mini' });
     fake.replyOnce({ status: 429, json: openAiErrorBody('You exceeded your current quota', 'insufficient_quota', 'insufficient_quota') });
     const r = await p.http.post(`/api/bots/${agentId}/chat`, { message: 'hi' }, { token: owner.accessToken });
-    expect(r.body).toMatchObject({ error: 'provider_limit_reached', message: 'The assistant is temporarily unavailable. Please try again later.' });
+    expect(r.body).toMatchObject({
+      error: 'provider_limit_reached',
+      message: 'The assistant is temporarily unavailable. Please try again later.',
+    });
   });
 
   it('refuses with 402 insufficient_credits before the provider is called when the wallet is empty', async () => {
     const poor = await registerUser(p.http, { label: 'chat-poor' });
     const kb = await p.http.post('/api/knowledge/kb', { name: 'Poor KB' }, { token: poor.accessToken });
     await seedDocument(p, poor.orgId, kb.body.knowledgeBase.id, 'doc.txt', REFUND_TEXT);
-    const agent = await p.http.post('/api/bots', { name: 'Paid', knowledgeBaseIds: [kb.body.knowledgeBase.id], model: 'openai/gpt-4o-mini' }, { token: poor.accessToken });
+    const agent = await p.http.post(
+      '/api/bots',
+      { name: 'Paid', knowledgeBaseIds: [kb.body.knowledgeBase.id], model: 'openai/gpt-4o-mini' },
+      { token: poor.accessToken },
+    );
     await p.store.repos.wallets.adjust(poor.orgId, -(await wallet(poor)).wallet.balance, new Date().toISOString());
     const calls = fake.requests.length;
     const r = await p.http.post(`/api/bots/${agent.body.bot.id}/chat`, { message: 'hi' }, { token: poor.accessToken });
@@ -161,8 +216,14 @@ describe('chat with a priced OpenAI-compatible model', () => {
     expect(r.body.error).toBe('insufficient_credits');
     expect(fake.requests.length).toBe(calls);
     // The free local model still answers.
-    const local = await p.http.post('/api/bots', { name: 'Free', knowledgeBaseIds: [kb.body.knowledgeBase.id] }, { token: poor.accessToken });
-    expect((await p.http.post(`/api/bots/${local.body.bot.id}/chat`, { message: 'refunds?' }, { token: poor.accessToken })).status).toBe(200);
+    const local = await p.http.post(
+      '/api/bots',
+      { name: 'Free', knowledgeBaseIds: [kb.body.knowledgeBase.id] },
+      { token: poor.accessToken },
+    );
+    expect((await p.http.post(`/api/bots/${local.body.bot.id}/chat`, { message: 'refunds?' }, { token: poor.accessToken })).status).toBe(
+      200,
+    );
   });
 });
 

@@ -3,6 +3,7 @@
  * (local model; the official `openai` npm client for /v1).
  */
 import OpenAI from 'openai';
+
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
 import { seedDocument } from './seed-knowledge';
@@ -17,8 +18,15 @@ beforeAll(async () => {
   owner = await registerUser(p.http, { label: 'conv-owner' });
   stranger = await registerUser(p.http, { label: 'conv-stranger' });
   const kb = await p.http.post('/api/knowledge/kb', { name: 'Handbook' }, { token: owner.accessToken });
-  await seedDocument(p, owner.orgId, kb.body.knowledgeBase.id, 'handbook.txt', ['Refunds are paid within fourteen days of the request.', 'Support answers email within one business day.']);
-  const agent = await p.http.post('/api/bots', { name: 'Helper', knowledgeBaseIds: [kb.body.knowledgeBase.id], systemPrompt: 'Assist {{user.name}} (account {{user.account}}).' }, { token: owner.accessToken });
+  await seedDocument(p, owner.orgId, kb.body.knowledgeBase.id, 'handbook.txt', [
+    'Refunds are paid within fourteen days of the request.',
+    'Support answers email within one business day.',
+  ]);
+  const agent = await p.http.post(
+    '/api/bots',
+    { name: 'Helper', knowledgeBaseIds: [kb.body.knowledgeBase.id], systemPrompt: 'Assist {{user.name}} (account {{user.account}}).' },
+    { token: owner.accessToken },
+  );
   agentId = agent.body.bot.id;
 });
 afterAll(() => p?.close());
@@ -31,7 +39,11 @@ describe('conversations', () => {
     expect(none.status).toBe(201);
     expect(none.body).toEqual({ success: true, data: { conversationId: expect.any(String), welcomeMessage: null } });
 
-    const saved = await p.http.post(`/api/bots/${agentId}/prompt-config-versions`, { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hello {{user.name}}, I am {{agent.name}}.' }] }, auth(owner));
+    const saved = await p.http.post(
+      `/api/bots/${agentId}/prompt-config-versions`,
+      { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hello {{user.name}}, I am {{agent.name}}.' }] },
+      auth(owner),
+    );
     expect(saved.status).toBe(201);
     expect((await p.http.request('PUT', `/api/bots/${agentId}/prompt-live`, { body: {}, ...auth(owner) })).status).toBe(200);
     const created = await p.http.post(`/api/bots/${agentId}/conversations`, { variables: { name: 'Ada' } }, auth(owner));
@@ -46,15 +58,24 @@ describe('conversations', () => {
     expect(messages.body.messages[0].content).toBe('Hello Ada, I am Helper.');
 
     const got = await p.http.get(`/api/conversations/${conversationId}`, auth(owner));
-    expect(got.body.conversation).toMatchObject({ id: conversationId, botId: agentId, platform: 'web', messageCount: 3, variables: { name: 'Ada' }, createdAt: expect.any(String), updatedAt: expect.any(String) });
+    expect(got.body.conversation).toMatchObject({
+      id: conversationId,
+      botId: agentId,
+      platform: 'web',
+      messageCount: 3,
+      variables: { name: 'Ada' },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+    });
   });
 
-  it('lists the caller\'s conversations with filters and pagination', async () => {
+  it("lists the caller's conversations with filters and pagination", async () => {
     const me = await registerUser(p.http, { label: 'lister' });
     const kb = await p.http.post('/api/knowledge/kb', { name: 'Mine' }, auth(me));
     await seedDocument(p, me.orgId, kb.body.knowledgeBase.id, 'mine.txt', ['Refunds are paid within fourteen days.']);
     const bot = (await p.http.post('/api/bots', { name: 'Mine', knowledgeBaseIds: [kb.body.knowledgeBase.id] }, auth(me))).body.bot.id;
-    for (const m of ['one', 'two', 'three']) expect((await p.http.post(`/api/bots/${bot}/chat`, { message: m }, auth(me))).status).toBe(200);
+    for (const m of ['one', 'two', 'three'])
+      expect((await p.http.post(`/api/bots/${bot}/chat`, { message: m }, auth(me))).status).toBe(200);
     await p.http.post(`/api/bots/${bot}/preview-chat`, { message: 'preview' }, auth(me));
     const page = await p.http.get(`/api/conversations?botId=${bot}&platform=web&limit=2`, auth(me));
     expect(page.status).toBe(200);
@@ -70,8 +91,13 @@ describe('conversations', () => {
   });
 
   it('keeps sensitive variables out of every response while the prompt uses them; context tokens carry them; tampering is 400', async () => {
-    const conv = (await p.http.post(`/api/bots/${agentId}/conversations`, { variables: { name: 'Bo' } }, auth(owner))).body.data.conversationId;
-    const set = await p.http.post(`/api/bots/${agentId}/conversations/${conv}/variables`, { variables: { plan: 'pro', account: 'ACC-77' }, sensitive: ['account'] }, auth(owner));
+    const conv = (await p.http.post(`/api/bots/${agentId}/conversations`, { variables: { name: 'Bo' } }, auth(owner))).body.data
+      .conversationId;
+    const set = await p.http.post(
+      `/api/bots/${agentId}/conversations/${conv}/variables`,
+      { variables: { plan: 'pro', account: 'ACC-77' }, sensitive: ['account'] },
+      auth(owner),
+    );
     expect(set.status).toBe(200);
     expect(set.body).toEqual({ variables: { name: 'Bo', plan: 'pro' }, sensitive: ['account'] });
     const read = await p.http.get(`/api/bots/${agentId}/conversations/${conv}/variables`, auth(owner));
@@ -80,14 +106,25 @@ describe('conversations', () => {
     const row = await p.infra.db.knex('conversations').where({ id: conv }).first();
     expect(row.sensitive_variables).toEqual({ account: 'ACC-77' });
 
-    const token = await p.http.post(`/api/bots/${agentId}/context-token`, { variables: { account: 'ACC-88' }, expiresInSeconds: 600 }, auth(owner));
+    const token = await p.http.post(
+      `/api/bots/${agentId}/context-token`,
+      { variables: { account: 'ACC-88' }, expiresInSeconds: 600 },
+      auth(owner),
+    );
     expect(token.status).toBe(200);
-    expect(token.body).toEqual({ contextToken: expect.stringMatching(/^ctx1\./), expiresAt: expect.any(String), variableNames: ['account'] });
+    expect(token.body).toEqual({
+      contextToken: expect.stringMatching(/^ctx1\./),
+      expiresAt: expect.any(String),
+      variableNames: ['account'],
+    });
     expect(token.body.contextToken).not.toContain(Buffer.from('ACC-88').toString('base64url').slice(0, 6));
     const withToken = await p.http.post(`/api/bots/${agentId}/conversations`, { context_token: token.body.contextToken }, auth(owner));
     expect(withToken.status).toBe(201);
     const tokenConv = withToken.body.data.conversationId;
-    expect((await p.http.get(`/api/bots/${agentId}/conversations/${tokenConv}/variables`, auth(owner))).body).toEqual({ variables: {}, sensitive: ['account'] });
+    expect((await p.http.get(`/api/bots/${agentId}/conversations/${tokenConv}/variables`, auth(owner))).body).toEqual({
+      variables: {},
+      sensitive: ['account'],
+    });
     expect((await p.infra.db.knex('conversations').where({ id: tokenConv }).first()).sensitive_variables).toEqual({ account: 'ACC-88' });
 
     const t = token.body.contextToken as string;
@@ -122,7 +159,7 @@ describe('OpenAI-compatible endpoint (/v1) with the official openai client', () 
     client = new OpenAI({ baseURL: `${p.gatewayUrl}/v1`, apiKey: key.body.key, maxRetries: 0 });
   });
 
-  it('lists the organization\'s agents as models', async () => {
+  it("lists the organization's agents as models", async () => {
     const models = await client.models.list();
     expect(models.data.map((m) => m.id)).toContain(agentId);
     expect(models.data.find((m) => m.id === agentId)).toMatchObject({ object: 'model', owned_by: owner.orgId });
@@ -148,7 +185,12 @@ describe('OpenAI-compatible endpoint (/v1) with the official openai client', () 
   });
 
   it('streams chat.completion.chunk frames ending with [DONE], with usage when asked', async () => {
-    const stream = await client.chat.completions.create({ model: agentId, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'When are refunds paid?' }] });
+    const stream = await client.chat.completions.create({
+      model: agentId,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'When are refunds paid?' }],
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     let finish: string | null = null;
@@ -166,14 +208,20 @@ describe('OpenAI-compatible endpoint (/v1) with the official openai client', () 
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
-  it('refuses unknown models (404), keys without agents:write (403) and other organizations\' agents (404)', async () => {
-    await expect(client.chat.completions.create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
+  it("refuses unknown models (404), keys without agents:write (403) and other organizations' agents (404)", async () => {
+    await expect(
+      client.chat.completions.create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toMatchObject({ status: 404 });
     const readOnly = await p.http.post('/api/api-keys', { name: 'ro', scopes: ['contacts:read'] }, auth(owner));
     const weak = new OpenAI({ baseURL: `${p.gatewayUrl}/v1`, apiKey: readOnly.body.key, maxRetries: 0 });
-    await expect(weak.chat.completions.create({ model: agentId, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 403 });
+    await expect(weak.chat.completions.create({ model: agentId, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 403,
+    });
     const strangerKey = await p.http.post('/api/api-keys', { name: 's', scopes: ['agents:write'] }, auth(stranger));
     const other = new OpenAI({ baseURL: `${p.gatewayUrl}/v1`, apiKey: strangerKey.body.key, maxRetries: 0 });
-    await expect(other.chat.completions.create({ model: agentId, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.chat.completions.create({ model: agentId, messages: [{ role: 'user', content: 'hi' }] })).rejects.toMatchObject({
+      status: 404,
+    });
     expect((await other.models.list()).data.map((m) => m.id)).not.toContain(agentId);
   });
 });

@@ -3,6 +3,7 @@
  * scripted chat models, and a retrieval that records its queries.
  */
 import { randomUUID } from 'node:crypto';
+
 import type { Agent } from '../../core/agents/agent';
 import type { BillingEvent } from '../../core/billing/wallet';
 import { type ChatDeps, DEFAULT_CHAT_SETTINGS } from '../../core/chat/chat-deps';
@@ -27,22 +28,70 @@ export const KB1 = '00000000-0000-4000-8000-0000000000b1';
 export const KB2 = '00000000-0000-4000-8000-0000000000b2';
 export const DOC1 = '00000000-0000-4000-8000-0000000000d1';
 
-export const actor = (over: Partial<Actor> = {}): Actor => ({ userId: USER, email: 'u@example.com', displayName: 'U', platformRole: 'user', organizationId: ORG, orgRole: 'member', ...over });
+export const actor = (over: Partial<Actor> = {}): Actor => ({
+  userId: USER,
+  email: 'u@example.com',
+  displayName: 'U',
+  platformRole: 'user',
+  organizationId: ORG,
+  orgRole: 'member',
+  ...over,
+});
 
 export function makeAgent(over: Partial<Agent> = {}): Agent {
   const now = '2026-01-01T00:00:00.000Z';
   return {
-    id: randomUUID(), organizationId: ORG, name: 'Helper', description: 'Answers refunds', model: 'local/extractive', systemPrompt: null,
-    isDraft: false, status: 'published', streamingEnabled: true, fileUploadsEnabled: false, voiceEnabled: false, voiceSettings: null,
-    multimodalConfig: null, tools: [], templateVariables: [], slug: null, distribution: null, reviewFeedback: null, submittedAt: null,
-    reviewedBy: null, reviewedAt: null, publishedAt: null, createdBy: USER, createdAt: now, updatedAt: now, deletedAt: null, ...over,
+    id: randomUUID(),
+    organizationId: ORG,
+    name: 'Helper',
+    description: 'Answers refunds',
+    model: 'local/extractive',
+    systemPrompt: null,
+    isDraft: false,
+    status: 'published',
+    streamingEnabled: true,
+    fileUploadsEnabled: false,
+    voiceEnabled: false,
+    voiceSettings: null,
+    multimodalConfig: null,
+    tools: [],
+    templateVariables: [],
+    slug: null,
+    distribution: null,
+    reviewFeedback: null,
+    submittedAt: null,
+    reviewedBy: null,
+    reviewedAt: null,
+    publishedAt: null,
+    createdBy: USER,
+    createdAt: now,
+    updatedAt: now,
+    deletedAt: null,
+    ...over,
   };
 }
 
 export const PAID_MODEL: Model = {
-  id: 'openai/gpt-test', name: 'GPT test', provider: 'openai', contextLength: 1000, promptPricePerToken: 0.001, completionPricePerToken: 0.002,
-  isActive: true, isFree: false, recommendationScore: 0.5, useCases: ['chat'], lastSyncedAt: null,
-  capabilities: { chat: true, embeddings: false, rerank: false, streaming: true, tools: false, inputModalities: ['text'], outputModalities: ['text'] },
+  id: 'openai/gpt-test',
+  name: 'GPT test',
+  provider: 'openai',
+  contextLength: 1000,
+  promptPricePerToken: 0.001,
+  completionPricePerToken: 0.002,
+  isActive: true,
+  isFree: false,
+  recommendationScore: 0.5,
+  useCases: ['chat'],
+  lastSyncedAt: null,
+  capabilities: {
+    chat: true,
+    embeddings: false,
+    rerank: false,
+    streaming: true,
+    tools: false,
+    inputModalities: ['text'],
+    outputModalities: ['text'],
+  },
 };
 
 /** In-memory state behind the fake repositories. */
@@ -76,10 +125,19 @@ export class FakeDb {
           return { items, total: items.length };
         },
       },
-      organizations: { findById: async (id: string) => ({ id, name: id === ORG ? 'Acme' : 'Other', slug: 'acme', plan: { seats: 5, agents: 5, knowledgeBases: 5 }, createdAt: '' }) },
+      organizations: {
+        findById: async (id: string) => ({
+          id,
+          name: id === ORG ? 'Acme' : 'Other',
+          slug: 'acme',
+          plan: { seats: 5, agents: 5, knowledgeBases: 5 },
+          createdAt: '',
+        }),
+      },
       models: { findById: async (id: string) => db.models.get(id) ?? null },
       wallets: {
-        find: async (org: string) => (db.wallets.has(org) ? { organizationId: org, balanceUsd: db.wallets.get(org)!, updatedAt: '' } : null),
+        find: async (org: string) =>
+          db.wallets.has(org) ? { organizationId: org, balanceUsd: db.wallets.get(org)!, updatedAt: '' } : null,
         adjust: async (org: string, delta: number) => {
           db.wallets.set(org, (db.wallets.get(org) ?? 0) + delta);
           return db.wallets.get(org)!;
@@ -87,7 +145,8 @@ export class FakeDb {
       },
       billingEvents: { record: async (e: BillingEvent) => void db.events.push(e) },
       knowledgeLinks: {
-        listForAgent: async (_org: string, agentId: string) => (db.links.get(agentId) ?? []).map((id) => ({ knowledgeBase: { id, name: `KB ${id.slice(-2)}` }, link: {} })),
+        listForAgent: async (_org: string, agentId: string) =>
+          (db.links.get(agentId) ?? []).map((id) => ({ knowledgeBase: { id, name: `KB ${id.slice(-2)}` }, link: {} })),
       },
       documents: { map: async (_org: string, kb: string) => db.docMap.get(kb) ?? [] },
       prompts: {
@@ -109,9 +168,15 @@ export class FakeDb {
         },
         list: async (f: ConversationFilter, page: { limit: number; offset: number }) => {
           const all = [...db.conversations.values()].filter(
-            (c) => c.organizationId === f.organizationId && (f.agentId === undefined || c.agentId === f.agentId) && (f.userId === undefined || c.userId === f.userId) && (f.platform === undefined || c.platform === f.platform),
+            (c) =>
+              c.organizationId === f.organizationId &&
+              (f.agentId === undefined || c.agentId === f.agentId) &&
+              (f.userId === undefined || c.userId === f.userId) &&
+              (f.platform === undefined || c.platform === f.platform),
           );
-          const items = all.slice(page.offset, page.offset + page.limit).map((c) => ({ ...c, messageCount: msgs(c.organizationId, c.id).length }));
+          const items = all
+            .slice(page.offset, page.offset + page.limit)
+            .map((c) => ({ ...c, messageCount: msgs(c.organizationId, c.id).length }));
           return { items, total: all.length };
         },
         countMessages: async (org: string, id: string) => msgs(org, id).length,
@@ -164,13 +229,27 @@ export class ScriptedModel implements ChatModel {
       text += word;
       yield { type: 'token', token: word };
     }
-    yield { type: 'done', completion: { text, usage: this.usage(request, this.emitted), finishReason: request.signal?.aborted ? 'aborted' : 'stop' } };
+    yield {
+      type: 'done',
+      completion: { text, usage: this.usage(request, this.emitted), finishReason: request.signal?.aborted ? 'aborted' : 'stop' },
+    };
   }
 }
 
 export const chunk = (over: Partial<RetrievedChunk> = {}): RetrievedChunk => ({
-  chunkId: randomUUID(), knowledgeBaseId: KB1, documentId: DOC1, chunkIndex: 0, content: 'Refunds are paid within fourteen days of the request.',
-  embeddingType: 'text', metadata: {}, score: 0.8, vectorScore: 0.8, textScore: 0.5, rerankScore: null, matchedBy: ['vector', 'text'], ...over,
+  chunkId: randomUUID(),
+  knowledgeBaseId: KB1,
+  documentId: DOC1,
+  chunkIndex: 0,
+  content: 'Refunds are paid within fourteen days of the request.',
+  embeddingType: 'text',
+  metadata: {},
+  score: 0.8,
+  vectorScore: 0.8,
+  textScore: 0.5,
+  rerankScore: null,
+  matchedBy: ['vector', 'text'],
+  ...over,
 });
 
 export function makeDeps(db: FakeDb, over: Partial<ChatDeps> = {}) {

@@ -4,13 +4,21 @@
  * embedder and written through the platform's vector index, as the ingestion pipeline would.
  */
 import { randomUUID } from 'node:crypto';
+
 import { chunkId } from '../../core/knowledge/chunk-id';
 import type { VectorChunk } from '../../core/ports/vector-index';
 import type { TestPlatform } from '../support/platform';
 
 type Platform = Pick<TestPlatform, 'infra' | 'store'>;
 
-export async function seedDocument(p: Platform, organizationId: string, knowledgeBaseId: string, title: string, chunks: string[], options: { summary?: string } = {}): Promise<string> {
+export async function seedDocument(
+  p: Platform,
+  organizationId: string,
+  knowledgeBaseId: string,
+  title: string,
+  chunks: string[],
+  options: { summary?: string } = {},
+): Promise<string> {
   const kb = await p.store.repos.knowledgeBases.findById(organizationId, knowledgeBaseId);
   if (!kb) throw new Error(`knowledge base ${knowledgeBaseId} not found`);
   const now = new Date().toISOString();
@@ -34,7 +42,15 @@ export async function seedDocument(p: Platform, organizationId: string, knowledg
   return id;
 }
 
-export async function writeChunks(p: Platform, organizationId: string, knowledgeBaseId: string, documentId: string, title: string, texts: string[], batch = 256) {
+export async function writeChunks(
+  p: Platform,
+  organizationId: string,
+  knowledgeBaseId: string,
+  documentId: string,
+  title: string,
+  texts: string[],
+  batch = 256,
+) {
   const kb = (await p.store.repos.knowledgeBases.findById(organizationId, knowledgeBaseId))!;
   const { embedder, vectorIndex } = p.infra.knowledge;
   for (let i = 0; i < texts.length; i += batch) {
@@ -60,7 +76,13 @@ export async function writeChunks(p: Platform, organizationId: string, knowledge
 export function sseData(text: string): any[] {
   return text
     .split('\n\n')
-    .map((f) => f.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n'))
+    .map((f) =>
+      f
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n'),
+    )
     .filter(Boolean)
     .map((d) => {
       try {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+
 import type { BlobObject, BlobStore } from '../../core/ports/blob-store';
 import { DomainError } from '../../core/shared/errors';
 

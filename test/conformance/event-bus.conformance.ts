@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import type { BusEvent, EventBus } from '../../core/ports/event-bus';
 import { sleep, waitFor } from './job-queue.conformance';
 
@@ -12,11 +13,7 @@ export interface EventBusCapabilities {
   sharedAcrossInstances?: boolean;
 }
 
-export function runEventBusConformance(
-  name: string,
-  factory: () => Promise<EventBus>,
-  capabilities: EventBusCapabilities = {},
-): void {
+export function runEventBusConformance(name: string, factory: () => Promise<EventBus>, capabilities: EventBusCapabilities = {}): void {
   describe(`EventBus conformance: ${name}`, () => {
     const created: EventBus[] = [];
     const make = async (): Promise<EventBus> => {

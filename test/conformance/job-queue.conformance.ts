@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+
 import type { Job, JobQueue } from '../../core/ports/job-queue';
 
 /**

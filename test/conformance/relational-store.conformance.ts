@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { Database } from '../../adapters/postgres/database';
 import { KnexStore } from '../../adapters/postgres/knex-store';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
@@ -56,7 +57,13 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
     });
     async function newOrg(seats = 5) {
       const id = randomUUID();
-      await repos.organizations.create({ id, name: `Org ${id}`, slug: `org-${id}`, plan: { seats, agents: 25, knowledgeBases: 25 }, createdAt: at() });
+      await repos.organizations.create({
+        id,
+        name: `Org ${id}`,
+        slug: `org-${id}`,
+        plan: { seats, agents: 25, knowledgeBases: 25 },
+        createdAt: at(),
+      });
       return id;
     }
     async function member(orgId: string, role: OrgRole = 'member', createdAt = at()) {
@@ -85,8 +92,19 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         expect(await repos.users.findById(randomUUID())).toBeNull();
         expect(await repos.users.findByEmail('missing@example.com')).toBeNull();
 
-        await repos.users.update(u.id, { status: 'suspended', emailVerified: true, displayName: 'Renamed', platformRole: 'superadmin' }, at(1000));
-        expect(await repos.users.findById(u.id)).toEqual({ ...u, status: 'suspended', emailVerified: true, displayName: 'Renamed', platformRole: 'superadmin', updatedAt: at(1000) });
+        await repos.users.update(
+          u.id,
+          { status: 'suspended', emailVerified: true, displayName: 'Renamed', platformRole: 'superadmin' },
+          at(1000),
+        );
+        expect(await repos.users.findById(u.id)).toEqual({
+          ...u,
+          status: 'suspended',
+          emailVerified: true,
+          displayName: 'Renamed',
+          platformRole: 'superadmin',
+          updatedAt: at(1000),
+        });
       });
       it('refuses a second user with the same email or Google subject', async () => {
         const u = newUser({ googleSubject: `g-${randomUUID()}` });
@@ -101,7 +119,13 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
       it('stores organizations with their plan; slugs are unique', async () => {
         const id = await newOrg(7);
         const org = await repos.organizations.findById(id);
-        expect(org).toEqual({ id, name: `Org ${id}`, slug: `org-${id}`, plan: { seats: 7, agents: 25, knowledgeBases: 25 }, createdAt: at() });
+        expect(org).toEqual({
+          id,
+          name: `Org ${id}`,
+          slug: `org-${id}`,
+          plan: { seats: 7, agents: 25, knowledgeBases: 25 },
+          createdAt: at(),
+        });
         expect(await repos.organizations.slugExists(`org-${id}`)).toBe(true);
         expect(await repos.organizations.slugExists(`org-${randomUUID()}`)).toBe(false);
         await expect(repos.organizations.create({ ...org!, id: randomUUID() })).rejects.toThrow();
@@ -113,11 +137,24 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         const viewer = await member(orgA, 'viewer', at(1000));
         await repos.memberships.add({ organizationId: orgB, userId: owner.id, role: 'admin', createdAt: at(2000) });
 
-        expect(await repos.memberships.find(orgA, owner.id)).toEqual({ organizationId: orgA, userId: owner.id, role: 'owner', createdAt: at(0) });
+        expect(await repos.memberships.find(orgA, owner.id)).toEqual({
+          organizationId: orgA,
+          userId: owner.id,
+          role: 'owner',
+          createdAt: at(0),
+        });
         expect(await repos.memberships.find(orgB, viewer.id)).toBeNull();
         const mine = await repos.memberships.listForUser(owner.id);
-        expect(mine.map((m) => [m.organization.id, m.role])).toEqual([[orgA, 'owner'], [orgB, 'admin']]); // oldest first
-        expect(mine[0]).toMatchObject({ organizationId: orgA, userId: owner.id, createdAt: at(0), organization: { id: orgA, slug: `org-${orgA}` } });
+        expect(mine.map((m) => [m.organization.id, m.role])).toEqual([
+          [orgA, 'owner'],
+          [orgB, 'admin'],
+        ]); // oldest first
+        expect(mine[0]).toMatchObject({
+          organizationId: orgA,
+          userId: owner.id,
+          createdAt: at(0),
+          organization: { id: orgA, slug: `org-${orgA}` },
+        });
         expect(await repos.memberships.listMembers(orgA)).toEqual([
           { userId: owner.id, email: owner.email, displayName: 'U', role: 'owner' },
           { userId: viewer.id, email: viewer.email, displayName: 'U', role: 'viewer' },
@@ -131,7 +168,7 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         expect(await repos.memberships.count(orgA)).toBe(1);
         await expect(repos.memberships.add({ organizationId: orgA, userId: owner.id, role: 'viewer', createdAt: at() })).rejects.toThrow();
       });
-      it("reads a user with their role in one organization (null when not a member, or no organization)", async () => {
+      it('reads a user with their role in one organization (null when not a member, or no organization)', async () => {
         const orgA = await newOrg();
         const orgB = await newOrg();
         const admin = await member(orgA, 'admin');
@@ -249,10 +286,12 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
 
       it('locks the organization row inside a transaction', async () => {
         const org = await newOrg();
-        await expect(store.transaction(async (tx) => {
-          await tx.invitations.lockOrganization(org);
-          return tx.invitations.countPending(org, new Date().toISOString());
-        })).resolves.toBe(0);
+        await expect(
+          store.transaction(async (tx) => {
+            await tx.invitations.lockOrganization(org);
+            return tx.invitations.countPending(org, new Date().toISOString());
+          }),
+        ).resolves.toBe(0);
       });
     });
 
@@ -329,7 +368,16 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         const events = await repos.billingEvents.listRecent(org, 2);
         expect(events).toHaveLength(2);
         expect(events[0]).toEqual(
-          expect.objectContaining({ kind: 'chat', model: 'local/extractive', promptTokens: 20, completionTokens: 2, providerCostUsd: 0.002, costUsd: 0.0024, reference: { conversationId: 'c-2', nested: { n: 2 } }, createdAt: at(2000) }),
+          expect.objectContaining({
+            kind: 'chat',
+            model: 'local/extractive',
+            promptTokens: 20,
+            completionTokens: 2,
+            providerCostUsd: 0.002,
+            costUsd: 0.0024,
+            reference: { conversationId: 'c-2', nested: { n: 2 } },
+            createdAt: at(2000),
+          }),
         );
         expect(events[1]!.createdAt).toBe(at(1000));
         expect(await repos.billingEvents.listRecent(await newOrg(), 10)).toEqual([]);
@@ -356,7 +404,13 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         const all = await repos.audit.list(org, { limit: 10, offset: 0 });
         expect(all.total).toBe(3);
         expect(all.items.map((e) => e.resourceId)).toEqual(['r-2', 'r-1', 'r-0']);
-        expect(all.items[1]).toMatchObject({ organizationId: org, actorId: null, action: 'prompt_config.save', metadata: { i: 1, list: [1, 2] }, createdAt: at(1000) });
+        expect(all.items[1]).toMatchObject({
+          organizationId: org,
+          actorId: null,
+          action: 'prompt_config.save',
+          metadata: { i: 1, list: [1, 2] },
+          createdAt: at(1000),
+        });
         const filtered = await repos.audit.list(org, { limit: 1, offset: 1, action: 'agent.delete' });
         expect(filtered.total).toBe(2);
         expect(filtered.items.map((e) => e.resourceId)).toEqual(['r-0']);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 
 export interface VectorIndexConformanceOptions {
@@ -61,8 +62,16 @@ export function vectorIndexConformance(name: string, options: VectorIndexConform
 
     it('returns nearest neighbours first with cosine similarity in 0-1, and round-trips every field', async () => {
       const s = scope();
-      const near = chunk(s, 0, 'Cats purr when they are content.', unit(0, 1, 0.1), { importance: 0.8, embeddingType: 'transcript', metadata: { documentTitle: 'cats.md', start: 0 } });
-      await index.upsert([near, chunk(s, 1, 'Dogs bark at the mail carrier.', unit(3)), chunk(s, 2, 'Parrots repeat words.', unit(0, 1, 0.9))]);
+      const near = chunk(s, 0, 'Cats purr when they are content.', unit(0, 1, 0.1), {
+        importance: 0.8,
+        embeddingType: 'transcript',
+        metadata: { documentTitle: 'cats.md', start: 0 },
+      });
+      await index.upsert([
+        near,
+        chunk(s, 1, 'Dogs bark at the mail carrier.', unit(3)),
+        chunk(s, 2, 'Parrots repeat words.', unit(0, 1, 0.9)),
+      ]);
       const { vector } = await search(s, unit(0), null);
       expect(vector.map((c) => c.chunk.chunkIndex)).toEqual([0, 2, 1]);
       expect(vector[0].vectorScore!).toBeGreaterThan(0.99);
@@ -95,14 +104,21 @@ export function vectorIndexConformance(name: string, options: VectorIndexConform
       expect(await index.countByDocument(s.org, s.doc)).toBe(2);
       const { vector } = await search(s, unit(1), null);
       expect(vector.map((v) => v.chunk.content).sort()).toEqual(['new chunk 1', 'old chunk 0']);
-      expect(await index.replaceDocument({ organizationId: s.org, knowledgeBaseId: s.kb, documentId: s.doc }, [])).toEqual({ deleted: 2, written: 0 });
+      expect(await index.replaceDocument({ organizationId: s.org, knowledgeBaseId: s.kb, documentId: s.doc }, [])).toEqual({
+        deleted: 2,
+        written: 0,
+      });
     });
 
     it('never crosses organizations or knowledge bases', async () => {
       const a = scope();
       const b = { ...scope(), kb: a.kb }; // same kb id under another organization: still invisible
       const other = { ...a, kb: randomUUID(), doc: randomUUID() };
-      await index.upsert([chunk(a, 0, 'alpha refund policy', unit(0)), chunk(b, 0, 'beta refund policy', unit(0)), chunk(other, 0, 'gamma refund policy', unit(0))]);
+      await index.upsert([
+        chunk(a, 0, 'alpha refund policy', unit(0)),
+        chunk(b, 0, 'beta refund policy', unit(0)),
+        chunk(other, 0, 'gamma refund policy', unit(0)),
+      ]);
       const hits = await search(a, unit(0), 'refund policy');
       expect(hits.vector.map((c) => c.chunk.content)).toEqual(['alpha refund policy']);
       expect(hits.text.map((c) => c.chunk.content)).toEqual(['alpha refund policy']);
@@ -115,7 +131,10 @@ export function vectorIndexConformance(name: string, options: VectorIndexConform
     it('takes candidates per knowledge base, so a large one cannot crowd out a small one', async () => {
       const big = scope();
       const small = { ...big, kb: randomUUID(), doc: randomUUID() };
-      await index.upsert([...Array.from({ length: 12 }, (_, i) => chunk(big, i, `big ${i}`, unit(0, 1, i / 100))), chunk(small, 0, 'small 0', unit(0, 1, 0.5))]);
+      await index.upsert([
+        ...Array.from({ length: 12 }, (_, i) => chunk(big, i, `big ${i}`, unit(0, 1, i / 100))),
+        chunk(small, 0, 'small 0', unit(0, 1, 0.5)),
+      ]);
       const { vector } = await search(big, unit(0), null, [big.kb, small.kb], 3);
       expect(vector.filter((c) => c.chunk.knowledgeBaseId === big.kb)).toHaveLength(3);
       expect(vector.filter((c) => c.chunk.knowledgeBaseId === small.kb)).toHaveLength(1);

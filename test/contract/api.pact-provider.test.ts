@@ -16,7 +16,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+
 import { Verifier } from '@pact-foundation/pact/src/dsl/verifier';
+
 import { loadConfig } from '../../adapters/config/load-config';
 import { IdentityHeader, signIdentity } from '../../adapters/http/identity-signature';
 import { createContainer } from '../../app/container';
@@ -57,7 +59,12 @@ beforeAll(async () => {
   delete process.env.HTTP_PROXY;
   delete process.env.HTTPS_PROXY;
   dataDir = mkdtempSync(join(tmpdir(), 'ap-pact-'));
-  const config = loadConfig('start', { DATA_DIR: dataDir, LOG_LEVEL: 'silent', JWT_SECRET: TEST_JWT_SECRET, INTERNAL_SECRET: TEST_INTERNAL_SECRET });
+  const config = loadConfig('start', {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: TEST_JWT_SECRET,
+    INTERNAL_SECRET: TEST_INTERNAL_SECRET,
+  });
   infra = await buildInfrastructure(config, () => undefined, { memoryDatabase: true, passwords: cheapPasswords() });
   api = await startApi(createContainer(infra), 0, '127.0.0.1');
 }, BOOT_TIMEOUT_MS);
@@ -71,7 +78,6 @@ afterAll(async () => {
 /** "a user with an organization": the user and organization the recorded identity headers name. */
 async function aUserWithAnOrganization() {
   const examples = interactions.filter((i) => i.providerStates?.some((s) => s.name === 'a user with an organization'));
-  const repos = infra.store.repos;
   const now = new Date().toISOString();
   for (const { request } of examples) {
     const h = request.headers ?? {};
@@ -96,7 +102,13 @@ async function aUserWithAnOrganization() {
         });
       }
       if (!(await tx.organizations.findById(orgId))) {
-        await tx.organizations.create({ id: orgId, name: 'Acme', slug: `acme-${orgId.slice(0, 8)}`, plan: { seats: 5, agents: 25, knowledgeBases: 25 }, createdAt: now });
+        await tx.organizations.create({
+          id: orgId,
+          name: 'Acme',
+          slug: `acme-${orgId.slice(0, 8)}`,
+          plan: { seats: 5, agents: 25, knowledgeBases: 25 },
+          createdAt: now,
+        });
         await tx.wallets.create({ organizationId: orgId, balanceUsd: 5, updatedAt: now });
       }
       if (!(await tx.memberships.find(orgId, userId))) await tx.memberships.add({ organizationId: orgId, userId, role, createdAt: now });
@@ -136,18 +148,22 @@ describe(`Pact provider verification: ${PROVIDER}`, () => {
     expect(interactions.length).toBeGreaterThan(0);
   });
 
-  it('honours every interaction of the pact against the real backend app', async () => {
-    if (!pactFiles.length) return; // reported by the test above
-    const output = await new Verifier({
-      provider: PROVIDER,
-      providerBaseUrl: `http://127.0.0.1:${api.address.port}`,
-      pactUrls: pactFiles,
-      stateHandlers: { 'a user with an organization': aUserWithAnOrganization },
-      requestFilter: resign as never,
-      logLevel: 'warn',
-    }).verifyProvider();
-    expect(output).toBeDefined();
-  }, BOOT_TIMEOUT_MS);
+  it(
+    'honours every interaction of the pact against the real backend app',
+    async () => {
+      if (!pactFiles.length) return; // reported by the test above
+      const output = await new Verifier({
+        provider: PROVIDER,
+        providerBaseUrl: `http://127.0.0.1:${api.address.port}`,
+        pactUrls: pactFiles,
+        stateHandlers: { 'a user with an organization': aUserWithAnOrganization },
+        requestFilter: resign as never,
+        logLevel: 'warn',
+      }).verifyProvider();
+      expect(output).toBeDefined();
+    },
+    BOOT_TIMEOUT_MS,
+  );
 
   it('control: without the re-signing filter the backend refuses the recorded (stale) signature', async () => {
     const interaction = interactions[0];

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+
 import { createApi } from '../../app/roles';
 import { allOperations } from '../../contracts';
 import type { AuthLane } from '../../contracts/operation';

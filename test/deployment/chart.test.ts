@@ -1,7 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import YAML from 'yaml';
+
 import { configSchema } from '../../adapters/config/config.schema';
 import { loadConfig } from '../../adapters/config/load-config';
 import type { Role } from '../../adapters/config/platform-config';
@@ -80,11 +82,13 @@ describe('Helm chart charts/agent-platform', () => {
   it('puts only configuration keys in the ConfigMap, the Secret and the containers', () => {
     const config = section('config');
     const secrets = section('secrets');
-    for (const key of [...Object.keys(config), ...Object.keys(secrets)]) expect({ key, known: schemaKeys.has(key) }).toEqual({ key, known: true });
+    for (const key of [...Object.keys(config), ...Object.keys(secrets)])
+      expect({ key, known: schemaKeys.has(key) }).toEqual({ key, known: true });
     expect(Object.keys(config).filter((k) => k in secrets)).toEqual([]);
     // Helm renders unquoted large numbers as floats (5.24288e+07): every ConfigMap value is a string.
     for (const [key, value] of Object.entries(config)) expect({ key, type: typeof value }).toEqual({ key, type: 'string' });
-    for (const key of [...SECRETS, 'DATABASE_URL', 'RABBITMQ_URL', 'REDIS_URL', 'S3_SECRET_ACCESS_KEY']) expect(Object.keys(secrets)).toContain(key);
+    for (const key of [...SECRETS, 'DATABASE_URL', 'RABBITMQ_URL', 'REDIS_URL', 'S3_SECRET_ACCESS_KEY'])
+      expect(Object.keys(secrets)).toContain(key);
     // The ConfigMap and Secret data are exactly the `config` and `secrets` maps (through the helpers).
     expect(template('configmap.yaml')).toContain('include "agent-platform.configData"');
     expect(template('secret.yaml')).toContain('include "agent-platform.secretData"');
@@ -99,7 +103,8 @@ describe('Helm chart charts/agent-platform', () => {
 
   it('requires the shared secrets and the shared services when it renders its own Secret', () => {
     const helpers = template('_helpers.tpl');
-    for (const key of [...SECRETS, 'DATABASE_URL', 'RABBITMQ_URL', 'REDIS_URL']) expect(helpers).toMatch(new RegExp(`required "[^"]*" \\.Values\\.secrets\\.${key}\\b`));
+    for (const key of [...SECRETS, 'DATABASE_URL', 'RABBITMQ_URL', 'REDIS_URL'])
+      expect(helpers).toMatch(new RegExp(`required "[^"]*" \\.Values\\.secrets\\.${key}\\b`));
   });
 
   it('runs each role with its command, probes on /health, and migrates in a pre-install/pre-upgrade hook', () => {
@@ -126,7 +131,11 @@ describe('Helm chart charts/agent-platform', () => {
 
     // What the ConfigMap and Secret render (empty values left out), with the required secrets filled in.
     const env = (extra: Record<string, string>) => ({
-      ...Object.fromEntries(Object.entries(section('config')).filter(([, v]) => String(v) !== '').map(([k, v]) => [k, String(v)])),
+      ...Object.fromEntries(
+        Object.entries(section('config'))
+          .filter(([, v]) => String(v) !== '')
+          .map(([k, v]) => [k, String(v)]),
+      ),
       JWT_SECRET: 'j'.repeat(40),
       INTERNAL_SECRET: 'i'.repeat(40),
       WEBHOOK_SIGNING_SECRET: 'w'.repeat(40),
@@ -137,7 +146,11 @@ describe('Helm chart charts/agent-platform', () => {
       ...extra,
     });
     const roleEnv: Record<string, Record<string, string>> = {
-      gateway: { HOST: '0.0.0.0', PORT: String(section('gateway').port), API_URL: `http://release-agent-platform-api:${(section('api').service as { port: number }).port}` },
+      gateway: {
+        HOST: '0.0.0.0',
+        PORT: String(section('gateway').port),
+        API_URL: `http://release-agent-platform-api:${(section('api').service as { port: number }).port}`,
+      },
       api: { API_HOST: '0.0.0.0', API_PORT: String(section('api').port) },
       worker: {},
       migrate: {},

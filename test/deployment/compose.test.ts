@@ -1,7 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import YAML from 'yaml';
+
 import { configSchema } from '../../adapters/config/config.schema';
 import { loadConfig } from '../../adapters/config/load-config';
 import type { Role } from '../../adapters/config/platform-config';
@@ -52,7 +54,12 @@ function envOf(name: string): Record<string, string> {
   return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === null ? '' : String(v)]));
 }
 
-const commandOf = (s: Service) => (Array.isArray(s.command) ? s.command : String(s.command ?? '').split(/\s+/).filter(Boolean));
+const commandOf = (s: Service) =>
+  Array.isArray(s.command)
+    ? s.command
+    : String(s.command ?? '')
+        .split(/\s+/)
+        .filter(Boolean);
 const dependsOn = (s: Service): Record<string, { condition?: string }> =>
   Array.isArray(s.depends_on) ? Object.fromEntries(s.depends_on.map((d) => [d, {}])) : (s.depends_on ?? {});
 
@@ -79,7 +86,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs the Elasticsearch major that the installed client speaks (9.x clients send compatible-with=9)', () => {
-    const client = JSON.parse(readFileSync(join(root, 'node_modules', '@elastic', 'elasticsearch', 'package.json'), 'utf8')) as { version: string };
+    const client = JSON.parse(readFileSync(join(root, 'node_modules', '@elastic', 'elasticsearch', 'package.json'), 'utf8')) as {
+      version: string;
+    };
     const image = interpolate(compose.services.elasticsearch.image ?? '');
     expect(image).toMatch(/^docker\.elastic\.co\/elasticsearch\/elasticsearch:\d+\./);
     expect(image.split(':')[1].split('.')[0]).toBe(client.version.split('.')[0]);
@@ -145,7 +154,9 @@ describe('docker-compose.yml', () => {
       if (name === 'gateway') continue;
       expect({ name, ports: service.ports ?? [] }).toEqual({ name, ports: [] });
     }
-    const ports = (compose.services.gateway.ports ?? []).map((p) => (typeof p === 'string' ? interpolate(p) : `${p.published}:${p.target}`));
+    const ports = (compose.services.gateway.ports ?? []).map((p) =>
+      typeof p === 'string' ? interpolate(p) : `${p.published}:${p.target}`,
+    );
     expect(ports).toEqual(['4000:4000']);
   });
 

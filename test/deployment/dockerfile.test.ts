@@ -9,7 +9,8 @@ const lines = dockerfile
   .split('\n')
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith('#'));
-const instructions = (name: string) => lines.filter((l) => l.toUpperCase().startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
+const instructions = (name: string) =>
+  lines.filter((l) => l.toUpperCase().startsWith(`${name} `)).map((l) => l.slice(name.length + 1).trim());
 const finalStage = lines.slice(lines.map((l) => l.toUpperCase().startsWith('FROM ')).lastIndexOf(true));
 
 describe('Dockerfile', () => {
@@ -35,7 +36,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps local state and secrets out of the build context', () => {
-    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', '.git', 'data', '.env']) expect(ignored).toContain(entry);
   });
 });

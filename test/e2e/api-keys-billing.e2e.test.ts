@@ -1,18 +1,26 @@
 import { randomUUID } from 'node:crypto';
+
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, uniqueEmail } from '../support/users';
 
 const SUPERADMIN = uniqueEmail('root');
 let p: TestPlatform;
 beforeAll(async () => {
-  p = await startTestPlatform({ INITIAL_CREDITS_USD: '7.5', SUPERADMIN_EMAILS: ` someone-else@example.com , ${SUPERADMIN.toUpperCase()} ` });
+  p = await startTestPlatform({
+    INITIAL_CREDITS_USD: '7.5',
+    SUPERADMIN_EMAILS: ` someone-else@example.com , ${SUPERADMIN.toUpperCase()} `,
+  });
 }, BOOT_TIMEOUT_MS);
 afterAll(() => p?.close(), BOOT_TIMEOUT_MS);
 
 describe('API keys', () => {
   it('creates a key (201, secret shown once), lists keys without secrets, and the key works on /v1 until revoked', async () => {
     const owner = await registerUser(p.http, { label: 'keys-owner' });
-    const created = await p.http.post('/api/api-keys', { name: ' CI key ', scopes: ['agents:write', 'contacts:read', 'agents:write'] }, { token: owner.accessToken });
+    const created = await p.http.post(
+      '/api/api-keys',
+      { name: ' CI key ', scopes: ['agents:write', 'contacts:read', 'agents:write'] },
+      { token: owner.accessToken },
+    );
     expect(created.status).toBe(201);
     const { apiKey, key } = created.body;
     expect(Object.keys(apiKey).sort()).toEqual(['createdAt', 'id', 'lastUsedAt', 'name', 'prefix', 'scopes']);
@@ -43,7 +51,11 @@ describe('API keys', () => {
 
   it('refuses unknown scopes (400 Validation Error) and members (403)', async () => {
     const owner = await registerUser(p.http, { label: 'scope-owner' });
-    const bad = await p.http.post('/api/api-keys', { name: 'k', scopes: ['agents:write', 'root:everything'] }, { token: owner.accessToken });
+    const bad = await p.http.post(
+      '/api/api-keys',
+      { name: 'k', scopes: ['agents:write', 'root:everything'] },
+      { token: owner.accessToken },
+    );
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('Validation Error');
     expect((await p.http.post('/api/api-keys', { name: '', scopes: [] }, { token: owner.accessToken })).status).toBe(400);
@@ -66,7 +78,9 @@ describe('API keys', () => {
     const missing = await p.http.get('/v1/me');
     expect(missing.status).toBe(401);
     expect(missing.body.error).toBe('Missing or invalid authorization header');
-    expect((await p.http.get('/v1/me', { headers: { authorization: 'Basic abc' } })).body.error).toBe('Missing or invalid authorization header');
+    expect((await p.http.get('/v1/me', { headers: { authorization: 'Basic abc' } })).body.error).toBe(
+      'Missing or invalid authorization header',
+    );
     expect((await p.http.get('/v1/me', { token: owner.accessToken })).status).toBe(401);
     expect((await p.http.get('/v1/me', { token: 'ap_live_madeupmadeupmadeupmadeup' })).status).toBe(401);
   });
@@ -112,7 +126,9 @@ describe('wallet, credits and audit', () => {
 
     expect((await p.http.post(path, { amountUsd: 0 }, { token: root.accessToken })).status).toBe(400);
     expect((await p.http.post(path, { amountUsd: 'lots' }, { token: root.accessToken })).status).toBe(400);
-    expect((await p.http.post(`/api/admin/organizations/${randomUUID()}/credits`, { amountUsd: 1 }, { token: root.accessToken })).status).toBe(404);
+    expect(
+      (await p.http.post(`/api/admin/organizations/${randomUUID()}/credits`, { amountUsd: 1 }, { token: root.accessToken })).status,
+    ).toBe(404);
 
     const audit = await p.http.get('/api/audit-logs', { token: owner.accessToken });
     expect(audit.status).toBe(200);
@@ -124,7 +140,10 @@ describe('wallet, credits and audit', () => {
       resourceType: 'wallet',
       metadata: { amountUsd: 2.25 },
     });
-    expect((await p.http.get('/api/audit-logs?action=agent.delete', { token: owner.accessToken })).body).toMatchObject({ total: 0, entries: [] });
+    expect((await p.http.get('/api/audit-logs?action=agent.delete', { token: owner.accessToken })).body).toMatchObject({
+      total: 0,
+      entries: [],
+    });
     expect((await p.http.get('/api/audit-logs?limit=0', { token: owner.accessToken })).status).toBe(400);
     // Members cannot read the audit log; other organizations see nothing of it.
     expect((await p.http.get('/api/audit-logs', { token: member.accessToken })).status).toBe(403);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import { claimsOf } from '../support/http';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, uniqueEmail } from '../support/users';
@@ -20,7 +21,12 @@ const expectError = (r: { status: number; body: any }, status: number, error: st
 describe('register and login through the gateway', () => {
   it('registers: 201 {success, data:{user, accessToken, refreshToken}} with the user of spec 2.1', async () => {
     const email = uniqueEmail('Ada').replace('ada', 'Ada');
-    const r = await p.http.post('/api/auth/register', { email, password: 'correct horse battery', displayName: 'Ada Lovelace', organizationName: 'Analytical Engines' });
+    const r = await p.http.post('/api/auth/register', {
+      email,
+      password: 'correct horse battery',
+      displayName: 'Ada Lovelace',
+      organizationName: 'Analytical Engines',
+    });
     expect(r.status).toBe(201);
     expect(r.body.success).toBe(true);
     expect(Object.keys(r.body.data).sort()).toEqual(['accessToken', 'refreshToken', 'user']);
@@ -39,7 +45,12 @@ describe('register and login through the gateway', () => {
     });
     expect(user.id).toMatch(UUID);
     expect(user.organizations).toHaveLength(1);
-    expect(user.organizations[0]).toEqual({ id: expect.stringMatching(UUID), name: 'Analytical Engines', slug: expect.stringMatching(SLUG), role: 'owner' });
+    expect(user.organizations[0]).toEqual({
+      id: expect.stringMatching(UUID),
+      name: 'Analytical Engines',
+      slug: expect.stringMatching(SLUG),
+      role: 'owner',
+    });
     expect(user).not.toHaveProperty('passwordHash');
 
     // Spec 2.2 and 8: claims, active organization first, 24 h access and 7 day refresh lifetimes.
@@ -59,7 +70,11 @@ describe('register and login through the gateway', () => {
 
   it('refuses invalid bodies with 400 Validation Error', async () => {
     expectError(await p.http.post('/api/auth/register', { password: 'long enough password' }), 400, 'Validation Error');
-    expectError(await p.http.post('/api/auth/register', { email: 'not-an-email', password: 'long enough password' }), 400, 'Validation Error');
+    expectError(
+      await p.http.post('/api/auth/register', { email: 'not-an-email', password: 'long enough password' }),
+      400,
+      'Validation Error',
+    );
     expectError(await p.http.post('/api/auth/register', { email: uniqueEmail(), password: 'short' }), 400, 'Validation Error');
     expectError(await p.http.post('/api/auth/register', '{"email":', {}), 400, 'Validation Error');
   });
@@ -162,7 +177,11 @@ describe('switch-org', () => {
 
     expectError(await p.http.post('/api/auth/switch-org', { organizationId: outsider.orgId }, { token: u.accessToken }), 403, 'Forbidden');
     expectError(await p.http.post('/api/auth/switch-org', { organizationId: randomUUID() }, { token: u.accessToken }), 403, 'Forbidden');
-    expectError(await p.http.post('/api/auth/switch-org', { organizationId: 'not-a-uuid' }, { token: u.accessToken }), 400, 'Validation Error');
+    expectError(
+      await p.http.post('/api/auth/switch-org', { organizationId: 'not-a-uuid' }, { token: u.accessToken }),
+      400,
+      'Validation Error',
+    );
     expectError(await p.http.post('/api/auth/switch-org', { organizationId: owner.orgId }), 401, 'Missing or invalid authorization header');
   });
 });

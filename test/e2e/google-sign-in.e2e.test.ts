@@ -80,7 +80,13 @@ describe('Google sign-in against a local identity provider', () => {
     const { accessToken, refreshToken } = tokensFrom(r.location);
     const me = await p.http.get('/api/auth/me', { token: accessToken });
     expect(me.status).toBe(200);
-    expect(me.body.user).toMatchObject({ email: who.email, displayName: 'Grace Hopper', accountType: 'google', emailVerified: true, status: 'active' });
+    expect(me.body.user).toMatchObject({
+      email: who.email,
+      displayName: 'Grace Hopper',
+      accountType: 'google',
+      emailVerified: true,
+      status: 'active',
+    });
     expect(me.body.user.organizations).toEqual([expect.objectContaining({ role: 'owner' })]);
     expect((await p.http.post('/api/auth/refresh', { refreshToken })).status).toBe(200);
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import { claimsOf } from '../support/http';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, switchTo, uniqueEmail } from '../support/users';
@@ -36,9 +37,15 @@ describe('invitations and seats', () => {
     expect(list.body.invitations).toEqual([expect.objectContaining({ id: first.body.invitation.id, status: 'pending' })]);
     expect(JSON.stringify(list.body)).not.toContain(first.body.token);
 
-    expect((await p.http.delete(`/api/organizations/${owner.orgId}/invitations/${first.body.invitation.id}`, { token: owner.accessToken })).status).toBe(204);
+    expect(
+      (await p.http.delete(`/api/organizations/${owner.orgId}/invitations/${first.body.invitation.id}`, { token: owner.accessToken }))
+        .status,
+    ).toBe(204);
     expect(await seatsOf(owner.orgId, owner.accessToken)).toEqual({ usedSeats: 1, totalSeats: 2, pendingInvitations: 0 });
-    expect((await p.http.delete(`/api/organizations/${owner.orgId}/invitations/${first.body.invitation.id}`, { token: owner.accessToken })).status).toBe(404);
+    expect(
+      (await p.http.delete(`/api/organizations/${owner.orgId}/invitations/${first.body.invitation.id}`, { token: owner.accessToken }))
+        .status,
+    ).toBe(404);
     const after = await p.http.get(`/api/organizations/${owner.orgId}/invitations`, { token: owner.accessToken });
     expect(after.body.invitations[0].status).toBe('revoked');
 
@@ -125,14 +132,19 @@ describe('members', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.member).toEqual({ userId: member.id, email: member.email, displayName: 'Max Member', role: 'viewer' });
     // The role is read from the store on every request: the old token already carries less power.
-    expect((await p.http.get(`/api/organizations/${owner.orgId}/members`, { token: member.accessToken })).body.members[1].role).toBe('viewer');
+    expect((await p.http.get(`/api/organizations/${owner.orgId}/members`, { token: member.accessToken })).body.members[1].role).toBe(
+      'viewer',
+    );
     expect((await p.http.patch(url, { role: 'emperor' }, { token: owner.accessToken })).status).toBe(400);
 
     const self = `/api/organizations/${owner.orgId}/members/${owner.id}`;
     expect((await p.http.patch(self, { role: 'admin' }, { token: owner.accessToken })).status).toBe(409);
     expect((await p.http.delete(self, { token: owner.accessToken })).status).toBe(409);
     expect((await p.http.delete(self, { token: member.accessToken })).status).toBe(403);
-    expect((await p.http.patch(`/api/organizations/${owner.orgId}/members/${randomUUID()}`, { role: 'viewer' }, { token: owner.accessToken })).status).toBe(404);
+    expect(
+      (await p.http.patch(`/api/organizations/${owner.orgId}/members/${randomUUID()}`, { role: 'viewer' }, { token: owner.accessToken }))
+        .status,
+    ).toBe(404);
 
     expect((await p.http.delete(url, { token: owner.accessToken })).status).toBe(204);
     const after = await p.http.get(`/api/organizations/${owner.orgId}/members`, { token: owner.accessToken });
@@ -146,9 +158,14 @@ describe('members', () => {
     const owner = await registerUser(p.http, { label: 'a-owner' });
     const admin = await registerUser(p.http, { label: 'a-admin' });
     await joinOrganization(p.http, owner, owner.orgId, admin, 'admin');
-    expect((await p.http.patch(`/api/organizations/${owner.orgId}/members/${owner.id}`, { role: 'viewer' }, { token: admin.accessToken })).status).toBe(403);
+    expect(
+      (await p.http.patch(`/api/organizations/${owner.orgId}/members/${owner.id}`, { role: 'viewer' }, { token: admin.accessToken }))
+        .status,
+    ).toBe(403);
     expect((await p.http.delete(`/api/organizations/${owner.orgId}/members/${owner.id}`, { token: admin.accessToken })).status).toBe(403);
-    expect((await p.http.patch(`/api/organizations/${owner.orgId}/members/${admin.id}`, { role: 'owner' }, { token: admin.accessToken })).status).toBe(403);
+    expect(
+      (await p.http.patch(`/api/organizations/${owner.orgId}/members/${admin.id}`, { role: 'owner' }, { token: admin.accessToken })).status,
+    ).toBe(403);
     expect((await p.http.get(`/api/organizations/${owner.orgId}/invitations`, { token: admin.accessToken })).status).toBe(200);
   });
 });

@@ -90,7 +90,11 @@ function chatResponse(text: string, body: any): FakeReply {
 export function chatStreamFrames(text: string, body: any, options: { finishReason?: string; error?: string } = {}): string[] {
   const frames = [
     sseFrame(
-      { id: 'chat-fake', type: 'message-start', delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] } } },
+      {
+        id: 'chat-fake',
+        type: 'message-start',
+        delta: { message: { role: 'assistant', content: [], tool_plan: '', tool_calls: [], citations: [] } },
+      },
       'message-start',
     ),
     sseFrame({ type: 'content-start', index: 0, delta: { message: { content: { type: 'text', text: '' } } } }, 'content-start'),

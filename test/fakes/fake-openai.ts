@@ -21,7 +21,9 @@ export class FakeOpenAi extends FakeHttpServer {
 }
 
 /** `{"error": {...}}` bodies exactly as the API sends them. */
-export const openAiErrorBody = (message: string, type: string, code: string | null = null) => ({ error: { message, type, param: null, code } });
+export const openAiErrorBody = (message: string, type: string, code: string | null = null) => ({
+  error: { message, type, param: null, code },
+});
 
 /** Deterministic, deliberately not unit-length vector: [length of text, 1, 0, 0, ...]. */
 export function fakeVector(text: string, dimensions: number): number[] {
@@ -83,17 +85,47 @@ function chatCompletion(text: string, body: any): FakeReply {
 
 /** The frames the API streams: a role chunk, one chunk per word, a finish chunk, the usage chunk, `[DONE]`. */
 export function chatStreamFrames(text: string, body: any, options: { usage?: boolean; finishReason?: string } = {}): string[] {
-  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model, system_fingerprint: 'fp_fake' };
+  const base = {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion.chunk',
+    created: 1_700_000_000,
+    model: body.model,
+    system_fingerprint: 'fp_fake',
+  };
   const includeUsage = options.usage ?? Boolean(body.stream_options?.include_usage);
-  const frames = [sseFrame({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }], ...(includeUsage ? { usage: null } : {}) })];
+  const frames = [
+    sseFrame({
+      ...base,
+      choices: [{ index: 0, delta: { role: 'assistant', content: '', refusal: null }, logprobs: null, finish_reason: null }],
+      ...(includeUsage ? { usage: null } : {}),
+    }),
+  ];
   for (const word of words(text)) {
-    frames.push(sseFrame({ ...base, choices: [{ index: 0, delta: { content: word }, logprobs: null, finish_reason: null }], ...(includeUsage ? { usage: null } : {}) }));
+    frames.push(
+      sseFrame({
+        ...base,
+        choices: [{ index: 0, delta: { content: word }, logprobs: null, finish_reason: null }],
+        ...(includeUsage ? { usage: null } : {}),
+      }),
+    );
   }
-  frames.push(sseFrame({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: options.finishReason ?? 'stop' }], ...(includeUsage ? { usage: null } : {}) }));
+  frames.push(
+    sseFrame({
+      ...base,
+      choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: options.finishReason ?? 'stop' }],
+      ...(includeUsage ? { usage: null } : {}),
+    }),
+  );
   if (includeUsage) {
     const prompt = promptTokens(body);
     const completion = tokenCount(text);
-    frames.push(sseFrame({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } }));
+    frames.push(
+      sseFrame({
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+      }),
+    );
   }
   frames.push(sseFrame('[DONE]'));
   return frames;

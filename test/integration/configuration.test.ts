@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+
 import { ConfigError, loadConfig } from '../../adapters/config/load-config';
 
 const ROOT = resolve(__dirname, '../..');
@@ -39,12 +40,22 @@ describe('loadConfig', () => {
         JWT_SECRET: 'short',
       }),
     );
-    expect(keysOf(problems)).toEqual(['BLOB_STORE', 'DATABASE_URL', 'ELASTICSEARCH_URL', 'INITIAL_CREDITS_USD', 'JWT_SECRET', 'LOG_LEVEL', 'PORT']);
+    expect(keysOf(problems)).toEqual([
+      'BLOB_STORE',
+      'DATABASE_URL',
+      'ELASTICSEARCH_URL',
+      'INITIAL_CREDITS_USD',
+      'JWT_SECRET',
+      'LOG_LEVEL',
+      'PORT',
+    ]);
     expect(problems.find((p) => p.startsWith('BLOB_STORE'))).toContain('local, s3');
   });
 
   it('requires S3_BUCKET with BLOB_STORE=s3, alongside the other problems', () => {
-    const problems = problemsOf(() => loadConfig('start', { DATA_DIR: dataDir, PORT: 'abc', BLOB_STORE: 's3', GOOGLE_CLIENT_ID: 'id-only' }));
+    const problems = problemsOf(() =>
+      loadConfig('start', { DATA_DIR: dataDir, PORT: 'abc', BLOB_STORE: 's3', GOOGLE_CLIENT_ID: 'id-only' }),
+    );
     expect(keysOf(problems)).toEqual(['GOOGLE_CLIENT_SECRET', 'PORT', 'S3_BUCKET']);
   });
 
@@ -63,12 +74,26 @@ describe('loadConfig', () => {
   });
 
   it('requires shared secrets when roles run separately, and API_URL for the gateway', () => {
-    expect(keysOf(problemsOf(() => loadConfig('api', { DATA_DIR: dataDir })))).toEqual(['INTERNAL_SECRET', 'JWT_SECRET', 'WEBHOOK_SIGNING_SECRET']);
-    expect(keysOf(problemsOf(() => loadConfig('gateway', { DATA_DIR: dataDir })))).toEqual(['API_URL', 'INTERNAL_SECRET', 'JWT_SECRET', 'WEBHOOK_SIGNING_SECRET']);
+    expect(keysOf(problemsOf(() => loadConfig('api', { DATA_DIR: dataDir })))).toEqual([
+      'INTERNAL_SECRET',
+      'JWT_SECRET',
+      'WEBHOOK_SIGNING_SECRET',
+    ]);
+    expect(keysOf(problemsOf(() => loadConfig('gateway', { DATA_DIR: dataDir })))).toEqual([
+      'API_URL',
+      'INTERNAL_SECRET',
+      'JWT_SECRET',
+      'WEBHOOK_SIGNING_SECRET',
+    ]);
   });
 
   it('fills defaults, coerces types and keeps generated secrets of a single-machine install', () => {
-    const c = loadConfig('start', { DATA_DIR: dataDir, PORT: '0', TRUST_PROXY: 'true', SUPERADMIN_EMAILS: ' Root@Example.com ,, b@example.com ' });
+    const c = loadConfig('start', {
+      DATA_DIR: dataDir,
+      PORT: '0',
+      TRUST_PROXY: 'true',
+      SUPERADMIN_EMAILS: ' Root@Example.com ,, b@example.com ',
+    });
     expect(c).toMatchObject({
       role: 'start',
       gateway: { host: '127.0.0.1', port: 0, trustProxy: true },
@@ -92,7 +117,9 @@ describe('loadConfig', () => {
     expect(c.gateway.port).toBe(4321);
     expect(c.plans.seats).toBe(9);
     expect(c.logLevel).toBe('error');
-    expect(keysOf(problemsOf(() => loadConfig('start', { DATA_DIR: dataDir, CONFIG_FILE: join(dataDir, 'missing.yaml') })))).toEqual(['CONFIG_FILE ' + join(dataDir, 'missing.yaml')]);
+    expect(keysOf(problemsOf(() => loadConfig('start', { DATA_DIR: dataDir, CONFIG_FILE: join(dataDir, 'missing.yaml') })))).toEqual([
+      'CONFIG_FILE ' + join(dataDir, 'missing.yaml'),
+    ]);
   });
 });
 
@@ -112,17 +139,25 @@ describe('the platform binary', () => {
     });
   }
 
-  it('exits non-zero and prints every configuration problem', async () => {
-    const r = await run(['start'], { DATA_DIR: dataDir, PORT: 'abc', BLOB_STORE: 's3', LOG_LEVEL: 'loud' });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Invalid configuration');
-    for (const key of ['PORT', 'S3_BUCKET', 'LOG_LEVEL']) expect(r.stderr).toContain(`- ${key}:`);
-    expect(r.stderr).not.toContain('    at '); // a list, not a stack trace
-  }, SPAWN_TIMEOUT_MS);
+  it(
+    'exits non-zero and prints every configuration problem',
+    async () => {
+      const r = await run(['start'], { DATA_DIR: dataDir, PORT: 'abc', BLOB_STORE: 's3', LOG_LEVEL: 'loud' });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('Invalid configuration');
+      for (const key of ['PORT', 'S3_BUCKET', 'LOG_LEVEL']) expect(r.stderr).toContain(`- ${key}:`);
+      expect(r.stderr).not.toContain('    at '); // a list, not a stack trace
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 
-  it('prints the usage and exits 2 for an unknown role', async () => {
-    const r = await run(['launch'], { DATA_DIR: dataDir });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('usage: platform <start|gateway|api|worker|migrate>');
-  }, SPAWN_TIMEOUT_MS);
+  it(
+    'prints the usage and exits 2 for an unknown role',
+    async () => {
+      const r = await run(['launch'], { DATA_DIR: dataDir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('usage: platform <start|gateway|api|worker|migrate>');
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 });

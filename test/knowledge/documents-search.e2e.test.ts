@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
-import { mediaFiles, processableFiles, type FixtureFile } from './file-fixtures';
+import { type FixtureFile, mediaFiles, processableFiles } from './file-fixtures';
 import { createKb, expectError, upload, waitForDocument } from './knowledge-support';
 
 const MAX_BYTES = 200_000;
@@ -24,7 +25,8 @@ beforeAll(async () => {
 afterAll(() => p?.close());
 
 const docPath = (id = '') => `/api/knowledge/kb/${kbId}/documents${id ? `/${id}` : ''}`;
-const search = (token: string, body: Record<string, unknown>, query = '') => p.http.post(`/api/knowledge/search${query}`, { knowledgeBaseIds: [kbId], ...body }, { token });
+const search = (token: string, body: Record<string, unknown>, query = '') =>
+  p.http.post(`/api/knowledge/search${query}`, { knowledgeBaseIds: [kbId], ...body }, { token });
 const storedOriginal = (doc: { id: string; title: string }) => p.infra.blobs.exists(`${owner.orgId}/${kbId}/${doc.id}/${doc.title}`);
 
 describe('documents', () => {
@@ -33,19 +35,33 @@ describe('documents', () => {
       const r = await upload(p, docPath(), owner.accessToken, f);
       expect(r.status).toBe(201);
       expect(r.body).toMatchObject({ jobId: expect.any(String), message: expect.any(String) });
-      expect(r.body.document).toMatchObject({ knowledgeBaseId: kbId, title: f.name, fileSizeBytes: f.bytes.length, processingStatus: 'pending', error: null, chunkCount: 0 });
+      expect(r.body.document).toMatchObject({
+        knowledgeBaseId: kbId,
+        title: f.name,
+        fileSizeBytes: f.bytes.length,
+        processingStatus: 'pending',
+        error: null,
+        chunkCount: 0,
+      });
       docs.set(f.name, r.body.document);
     }
     for (const f of files) {
       const done = await waitForDocument(p, owner.accessToken, kbId, docs.get(f.name).id);
-      expect({ name: f.name, status: done.processingStatus, error: done.error }).toEqual({ name: f.name, status: 'completed', error: null });
+      expect({ name: f.name, status: done.processingStatus, error: done.error }).toEqual({
+        name: f.name,
+        status: 'completed',
+        error: null,
+      });
       expect(done.chunkCount).toBeGreaterThan(0);
       expect(await storedOriginal(done)).toBe(true);
       docs.set(f.name, done);
     }
     const list = await p.http.get(docPath(), { token: viewer.accessToken });
     expect(list.body).toMatchObject({ total: files.length, limit: 50, offset: 0 });
-    expect((await p.http.get(`${docPath()}?status=completed&limit=2`, { token: owner.accessToken })).body).toMatchObject({ total: files.length, limit: 2 });
+    expect((await p.http.get(`${docPath()}?status=completed&limit=2`, { token: owner.accessToken })).body).toMatchObject({
+      total: files.length,
+      limit: 2,
+    });
   });
 
   it('searches each file by a question only it answers, with the spec result shape', async () => {
@@ -72,7 +88,9 @@ describe('documents', () => {
   });
 
   it("searches files' text content, honours topK, and refuses images without a vision model", async () => {
-    const viaFile = await search(owner.accessToken, { files: [{ content: 'notes about feeding a rye flour starter for sourdough bread', mimeType: 'text/plain' }] });
+    const viaFile = await search(owner.accessToken, {
+      files: [{ content: 'notes about feeding a rye flour starter for sourdough bread', mimeType: 'text/plain' }],
+    });
     expect(viaFile.body.results[0].metadata.documentTitle).toBe('sourdough.docx');
     const one = await search(owner.accessToken, { query: 'telescope glacier volcano chess beehive sourdough', topK: 1 });
     expect(one.body.results.length).toBeLessThanOrEqual(1);
@@ -82,11 +100,18 @@ describe('documents', () => {
   });
 
   it('validates search: non-empty ids, something to search, readable knowledge bases of the organization', async () => {
-    expectError(await p.http.post('/api/knowledge/search', { knowledgeBaseIds: [], query: 'x' }, { token: owner.accessToken }), 400, 'Validation Error');
+    expectError(
+      await p.http.post('/api/knowledge/search', { knowledgeBaseIds: [], query: 'x' }, { token: owner.accessToken }),
+      400,
+      'Validation Error',
+    );
     expectError(await search(owner.accessToken, {}), 400, 'Validation Error');
     expectError(await search(owner.accessToken, { query: '   ' }), 400, 'Validation Error');
     expectError(await search(outsider.accessToken, { query: 'chess' }), 404);
-    expectError(await p.http.post('/api/knowledge/search', { knowledgeBaseIds: [kbId, randomUUID()], query: 'chess' }, { token: owner.accessToken }), 404);
+    expectError(
+      await p.http.post('/api/knowledge/search', { knowledgeBaseIds: [kbId, randomUUID()], query: 'chess' }, { token: owner.accessToken }),
+      404,
+    );
   });
 
   it('fails images, audio and video with the specific not-configured reason; retry re-queues only failed documents', async () => {
@@ -109,13 +134,21 @@ describe('documents', () => {
 
   it('refuses mismatched bytes (415) and oversized files (413) before storing anything', async () => {
     const before = (await p.http.get(docPath(), { token: owner.accessToken })).body.total;
-    const fake = await upload(p, docPath(), owner.accessToken, { name: 'report.pdf', type: 'application/pdf', bytes: Buffer.from('just text, not a PDF') });
+    const fake = await upload(p, docPath(), owner.accessToken, {
+      name: 'report.pdf',
+      type: 'application/pdf',
+      bytes: Buffer.from('just text, not a PDF'),
+    });
     expectError(fake, 415);
     const renamed = await upload(p, docPath(), owner.accessToken, { name: 'photo.png', type: 'image/png', bytes: files[0].bytes });
     expectError(renamed, 415);
     const unknown = await upload(p, docPath(), owner.accessToken, { name: 'tool.exe', bytes: Buffer.from('MZ') });
     expectError(unknown, 415);
-    const big = await upload(p, docPath(), owner.accessToken, { name: 'big.txt', type: 'text/plain', bytes: Buffer.alloc(MAX_BYTES + 1, 'a') });
+    const big = await upload(p, docPath(), owner.accessToken, {
+      name: 'big.txt',
+      type: 'text/plain',
+      bytes: Buffer.alloc(MAX_BYTES + 1, 'a'),
+    });
     expectError(big, 413);
     const noFile = await upload(p, docPath(), owner.accessToken, { name: 'x.txt', bytes: Buffer.from('hello') }, 'other');
     expectError(noFile, 400);
@@ -149,7 +182,15 @@ describe('documents', () => {
     expect(log.status).toBe(200);
     expect(log.body.limit).toBe(2);
     expect(log.body.total).toBeGreaterThan(5);
-    expect(log.body.entries[0]).toMatchObject({ query: 'glacier moraines', source: 'agent_rag', agentId, conversationId, messageId: null, userId: owner.id, knowledgeBaseId: kbId });
+    expect(log.body.entries[0]).toMatchObject({
+      query: 'glacier moraines',
+      source: 'agent_rag',
+      agentId,
+      conversationId,
+      messageId: null,
+      userId: owner.id,
+      knowledgeBaseId: kbId,
+    });
     expect(log.body.entries[0].resultCount).toBeGreaterThan(0);
     expectError(await p.http.delete(`/api/knowledge/kb/${kbId}/search/log`, { token: viewer.accessToken }), 403);
     const cleared = await p.http.delete(`/api/knowledge/kb/${kbId}/search/log`, { token: owner.accessToken });
@@ -159,7 +200,12 @@ describe('documents', () => {
   });
 
   it('extracts text without indexing', async () => {
-    const r = await upload(p, '/api/knowledge/extract-text', viewer.accessToken, files.find((f) => f.name === 'glaciers.html')!);
+    const r = await upload(
+      p,
+      '/api/knowledge/extract-text',
+      viewer.accessToken,
+      files.find((f) => f.name === 'glaciers.html')!,
+    );
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ title: 'Glaciers', mimeType: 'text/html', images: [], characterCount: r.body.text.length });
     expect(r.body.text).toContain('summer melting exceeds winter snowfall');

@@ -1,6 +1,7 @@
 /** Files of every processable format with distinct, searchable content (generated, no binary fixtures). */
 import { Document, Packer, Paragraph } from 'docx';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
+
 import { makeIsoMedia, makePng, makeWav } from '../../adapters/documents/fixtures/builders';
 
 export async function pdfOf(lines: string[]): Promise<Buffer> {
@@ -53,21 +54,27 @@ export async function processableFiles(): Promise<FixtureFile[]> {
     {
       name: 'chess.txt',
       type: 'text/plain',
-      bytes: Buffer.from('Chess openings.\n\nThe Sicilian Defence begins with the moves e4 c5 and leads to sharp, unbalanced positions. The Queen\'s Gambit offers a pawn on c4 to gain central control.'),
+      bytes: Buffer.from(
+        "Chess openings.\n\nThe Sicilian Defence begins with the moves e4 c5 and leads to sharp, unbalanced positions. The Queen's Gambit offers a pawn on c4 to gain central control.",
+      ),
       question: 'Which moves start the Sicilian Defence in chess?',
       answer: 'e4 c5',
     },
     {
       name: 'beekeeping.md',
       type: 'text/markdown',
-      bytes: Buffer.from('# Beekeeping\n\n## Hive inspection\n\nInspect the beehive every seven days in spring and look for queen cells on the frames.\n\n- Use a smoker to calm the honey bees.\n'),
+      bytes: Buffer.from(
+        '# Beekeeping\n\n## Hive inspection\n\nInspect the beehive every seven days in spring and look for queen cells on the frames.\n\n- Use a smoker to calm the honey bees.\n',
+      ),
       question: 'How often should a beehive be inspected in spring?',
       answer: 'every seven days',
     },
     {
       name: 'telescopes.csv',
       type: 'text/csv',
-      bytes: Buffer.from('Telescope,Aperture,Mount\nRefractor telescope,102 mm,equatorial mount\nDobsonian reflector telescope,254 mm,altazimuth mount\n'),
+      bytes: Buffer.from(
+        'Telescope,Aperture,Mount\nRefractor telescope,102 mm,equatorial mount\nDobsonian reflector telescope,254 mm,altazimuth mount\n',
+      ),
       question: 'What aperture does the Dobsonian reflector telescope have?',
       answer: '254 mm',
     },

@@ -1,5 +1,6 @@
+import { makeWav } from '../../adapters/documents/fixtures/builders';
 import type { Actor } from '../../core/identity/actor';
-import { uploadDocument, retryDocument, type IngestJobPayload } from '../../core/knowledge/documents';
+import { type IngestJobPayload, retryDocument, uploadDocument } from '../../core/knowledge/documents';
 import { processIngestJob } from '../../core/knowledge/ingest-document';
 import { ingestText, removeDocument } from '../../core/knowledge/ingest-text';
 import { defaultIngestionSteps, type IngestionStep } from '../../core/knowledge/ingestion-steps';
@@ -7,7 +8,6 @@ import type { KnowledgeBase } from '../../core/knowledge/knowledge-base';
 import { INGEST_QUEUE } from '../../core/knowledge/knowledge-deps';
 import type { Job } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
-import { makeWav } from '../../adapters/documents/fixtures/builders';
 import { createKnowledgeHarness, type KnowledgeHarness } from './knowledge-harness';
 
 let h: KnowledgeHarness;
@@ -16,15 +16,29 @@ let owner: Actor;
 let kb: KnowledgeBase;
 
 beforeAll(async () => {
-  h = await createKnowledgeHarness({ transcriber: { model: 'fake/whisper', transcribe: async () => ({ text: 'The speaker explains how lighthouse keepers trimmed the lamp wicks every night.' }) } });
+  h = await createKnowledgeHarness({
+    transcriber: {
+      model: 'fake/whisper',
+      transcribe: async () => ({ text: 'The speaker explains how lighthouse keepers trimmed the lamp wicks every night.' }),
+    },
+  });
   ({ organizationId: org, owner } = await createOrg());
   kb = await h.newKnowledgeBase(org);
 });
 afterAll(() => h?.close());
 
 const createOrg = () => h.newOrganization('pipeline');
-const text = (n: number) => Array.from({ length: n }, (_, i) => `Paragraph ${i} explains the ${['harbour', 'lighthouse', 'ferry', 'tide'][i % 4]} schedule for sailors in detail.`).join('\n\n');
-const job = (documentId: string, jobId: string, attempt = 1): Job<IngestJobPayload> => ({ id: jobId, queue: INGEST_QUEUE, payload: { organizationId: org, documentId }, attempt });
+const text = (n: number) =>
+  Array.from(
+    { length: n },
+    (_, i) => `Paragraph ${i} explains the ${['harbour', 'lighthouse', 'ferry', 'tide'][i % 4]} schedule for sailors in detail.`,
+  ).join('\n\n');
+const job = (documentId: string, jobId: string, attempt = 1): Job<IngestJobPayload> => ({
+  id: jobId,
+  queue: INGEST_QUEUE,
+  payload: { organizationId: org, documentId },
+  attempt,
+});
 const doc = (id: string) => h.deps.store.repos.documents.findById(org, id);
 const count = (id: string) => h.deps.vectorIndex.countByDocument(org, id);
 
@@ -47,7 +61,11 @@ describe('ingestion pipeline', () => {
     expect(d.contentHash).toMatch(/^[0-9a-f]{64}$/);
     expect(d.metadata).toMatchObject({ counters: { chunks: d.chunkCount, chunksWritten: d.chunkCount } });
     const events = await h.deps.store.repos.billingEvents.listRecent(org, 10);
-    expect(events.find((e) => e.reference.documentId === id)).toMatchObject({ kind: 'document_processing', model: 'local/hash-embed-v1', costUsd: 0 });
+    expect(events.find((e) => e.reference.documentId === id)).toMatchObject({
+      kind: 'document_processing',
+      model: 'local/hash-embed-v1',
+      costUsd: 0,
+    });
   });
 
   it('is idempotent under redelivery: a finished job is skipped, a crashed run re-done without duplicates', async () => {
@@ -69,7 +87,10 @@ describe('ingestion pipeline', () => {
     expect(await count(before.id)).toBe(0);
 
     const during = await uploaded('vanishing.txt');
-    const deleter: IngestionStep = { id: 'delete-meanwhile', run: async (ctx) => void (await h.deps.store.repos.documents.delete(org, ctx.document.id)) };
+    const deleter: IngestionStep = {
+      id: 'delete-meanwhile',
+      run: async (ctx) => void (await h.deps.store.repos.documents.delete(org, ctx.document.id)),
+    };
     expect(await processIngestJob(h.deps, job(during.id, during.jobId), [...defaultIngestionSteps, deleter])).toBe('skipped');
     expect(await count(during.id)).toBe(0);
   });
@@ -85,7 +106,14 @@ describe('ingestion pipeline', () => {
 
   it('retries transient failures (back to pending with the reason), then fails on the last attempt', async () => {
     const { id, jobId } = await uploaded('flaky.txt');
-    const flaky = { ...h.deps, embedder: { id: 'x', model: h.deps.embedder.model, embed: async () => Promise.reject(new DomainError('UPSTREAM_FAILED', 'provider returned 503')) } };
+    const flaky = {
+      ...h.deps,
+      embedder: {
+        id: 'x',
+        model: h.deps.embedder.model,
+        embed: async () => Promise.reject(new DomainError('UPSTREAM_FAILED', 'provider returned 503')),
+      },
+    };
     await expect(processIngestJob(flaky, job(id, jobId, 1))).rejects.toThrow('503');
     expect(await doc(id)).toMatchObject({ processingStatus: 'pending', error: 'Attempt 1 of 3 failed, retrying: provider returned 503' });
     await expect(processIngestJob(flaky, job(id, jobId, 2))).rejects.toThrow('503');
@@ -94,17 +122,29 @@ describe('ingestion pipeline', () => {
   });
 
   it('fails permanently with the specific reason (no transcriber configured), leaving no chunks', async () => {
-    const bare = { ...h.deps, loader: new (await import('../../adapters/documents/multi-format.document-loader')).MultiFormatDocumentLoader() };
+    const bare = {
+      ...h.deps,
+      loader: new (await import('../../adapters/documents/multi-format.document-loader')).MultiFormatDocumentLoader(),
+    };
     const r = await uploadDocument(bare, owner, kb.id, { filename: 'memo.wav', bytes: makeWav() });
     expect(await processIngestJob(bare, job(r.document.id, r.jobId))).toBe('failed');
-    expect(await doc(r.document.id)).toMatchObject({ processingStatus: 'failed', error: 'Audio transcription needs a transcription model; none is configured' });
+    expect(await doc(r.document.id)).toMatchObject({
+      processingStatus: 'failed',
+      error: 'Audio transcription needs a transcription model; none is configured',
+    });
     expect(await count(r.document.id)).toBe(0);
   });
 
   it('indexes audio through a configured transcriber as transcript chunks', async () => {
     const r = await uploadDocument(h.deps, owner, kb.id, { filename: 'memo.wav', bytes: makeWav() });
     expect(await processIngestJob(h.deps, job(r.document.id, r.jobId))).toBe('completed');
-    const hits = await h.deps.vectorIndex.search({ organizationId: org, knowledgeBaseIds: [kb.id], embedding: null, text: 'lighthouse keepers wicks', candidatesPerKnowledgeBase: 5 });
+    const hits = await h.deps.vectorIndex.search({
+      organizationId: org,
+      knowledgeBaseIds: [kb.id],
+      embedding: null,
+      text: 'lighthouse keepers wicks',
+      candidatesPerKnowledgeBase: 5,
+    });
     expect(hits.text[0].chunk).toMatchObject({ documentId: r.document.id, embeddingType: 'transcript' });
   });
 
@@ -115,7 +155,10 @@ describe('ingestion pipeline', () => {
     expect((await doc(a.id))!.metadata.warnings).toEqual({ graph: 'Processing failed unexpectedly: graph store down' });
 
     const b = await uploaded('required.txt');
-    const required: IngestionStep = { id: 'validate', run: async () => Promise.reject(new DomainError('VALIDATION', 'rejected by policy')) };
+    const required: IngestionStep = {
+      id: 'validate',
+      run: async () => Promise.reject(new DomainError('VALIDATION', 'rejected by policy')),
+    };
     expect(await processIngestJob(h.deps, job(b.id, b.jobId), [...defaultIngestionSteps, required])).toBe('failed');
     expect(await doc(b.id)).toMatchObject({ processingStatus: 'failed', error: 'rejected by policy' });
     expect(await count(b.id)).toBe(0);
@@ -125,7 +168,19 @@ describe('ingestion pipeline', () => {
 describe('ingestText (source items)', () => {
   it('creates, skips unchanged text, updates changed text in place, and records item hashes', async () => {
     const now = new Date().toISOString();
-    const sourceId = (await h.db.knex('sources').insert({ id: crypto.randomUUID(), organization_id: org, knowledge_base_id: kb.id, url: 'https://blog.example/feed', created_at: now, updated_at: now }).returning('id'))[0].id;
+    const sourceId = (
+      await h.db
+        .knex('sources')
+        .insert({
+          id: crypto.randomUUID(),
+          organization_id: org,
+          knowledge_base_id: kb.id,
+          url: 'https://blog.example/feed',
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+    )[0].id;
     const base = { organizationId: org, knowledgeBaseId: kb.id, sourceId, itemKey: 'post-1', title: 'Ferry timetable' };
     const created = await ingestText(h.deps, { ...base, text: 'The ferry leaves at nine.  ', contentType: 'text/html' });
     expect(created.outcome).toBe('created');
@@ -135,9 +190,22 @@ describe('ingestText (source items)', () => {
     const changed = await ingestText(h.deps, { ...base, text: 'The ferry now leaves at ten.' });
     expect(changed).toMatchObject({ outcome: 'updated', document: { id: created.document.id, processingStatus: 'pending' } });
     expect(await processIngestJob(h.deps, job(created.document.id, changed.jobId!))).toBe('completed');
-    const hits = await h.deps.vectorIndex.search({ organizationId: org, knowledgeBaseIds: [kb.id], embedding: null, text: 'ferry leaves', candidatesPerKnowledgeBase: 10 });
-    expect(hits.text.filter((c) => c.chunk.documentId === created.document.id).map((c) => c.chunk.content)).toEqual(['The ferry now leaves at ten.']);
-    expect(await h.deps.store.repos.sources.findItem(sourceId, 'post-1')).toEqual({ sourceId, itemKey: 'post-1', contentHash: changed.contentHash, documentId: created.document.id });
+    const hits = await h.deps.vectorIndex.search({
+      organizationId: org,
+      knowledgeBaseIds: [kb.id],
+      embedding: null,
+      text: 'ferry leaves',
+      candidatesPerKnowledgeBase: 10,
+    });
+    expect(hits.text.filter((c) => c.chunk.documentId === created.document.id).map((c) => c.chunk.content)).toEqual([
+      'The ferry now leaves at ten.',
+    ]);
+    expect(await h.deps.store.repos.sources.findItem(sourceId, 'post-1')).toEqual({
+      sourceId,
+      itemKey: 'post-1',
+      contentHash: changed.contentHash,
+      documentId: created.document.id,
+    });
     expect((await doc(created.document.id))!.metadata).toMatchObject({ contentType: 'text/html' });
 
     expect(await removeDocument(h.deps, org, created.document.id)).toEqual({ deleted: true, chunksDeleted: 1 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
 import { createAgent, createKb, expectError } from './knowledge-support';
@@ -21,7 +22,11 @@ const auditOf = async (kbId: string) =>
 
 describe('knowledge base CRUD', () => {
   it('creates with defaults, lists, gets, patches and deletes', async () => {
-    const created = await p.http.post('/api/knowledge/kb', { name: 'Product docs', description: 'All of it' }, { token: owner.accessToken });
+    const created = await p.http.post(
+      '/api/knowledge/kb',
+      { name: 'Product docs', description: 'All of it' },
+      { token: owner.accessToken },
+    );
     expect(created.status).toBe(201);
     const kb = created.body.knowledgeBase;
     expect(kb).toMatchObject({ name: 'Product docs', description: 'All of it', visibility: 'private', organizationId: owner.orgId });
@@ -35,7 +40,11 @@ describe('knowledge base CRUD', () => {
 
     expect((await p.http.get(`/api/knowledge/kb/${kb.id}`, { token: viewer.accessToken })).body.knowledgeBase.id).toBe(kb.id);
 
-    const patched = await p.http.patch(`/api/knowledge/kb/${kb.id}`, { name: 'Docs', visibility: 'shared', settings: { tone: 'formal' } }, { token: owner.accessToken });
+    const patched = await p.http.patch(
+      `/api/knowledge/kb/${kb.id}`,
+      { name: 'Docs', visibility: 'shared', settings: { tone: 'formal' } },
+      { token: owner.accessToken },
+    );
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ id: kb.id, name: 'Docs', visibility: 'shared' });
     expect(patched.body.knowledgeBase.settings).toMatchObject({ tone: 'formal', embedding: kb.settings.embedding });
@@ -47,9 +56,27 @@ describe('knowledge base CRUD', () => {
 
   it('validates input: name required, visibility enum, embedding model fixed, chunk overlap below size', async () => {
     expectError(await p.http.post('/api/knowledge/kb', { description: 'x' }, { token: owner.accessToken }), 400, 'Validation Error');
-    expectError(await p.http.post('/api/knowledge/kb', { name: 'x', visibility: 'secret' }, { token: owner.accessToken }), 400, 'Validation Error');
-    expectError(await p.http.post('/api/knowledge/kb', { name: 'x', settings: { embedding: { model: 'openai/text-embedding-3-large' } } }, { token: owner.accessToken }), 400);
-    expectError(await p.http.post('/api/knowledge/kb', { name: 'x', settings: { chunking: { size: 500, overlap: 500 } } }, { token: owner.accessToken }), 400);
+    expectError(
+      await p.http.post('/api/knowledge/kb', { name: 'x', visibility: 'secret' }, { token: owner.accessToken }),
+      400,
+      'Validation Error',
+    );
+    expectError(
+      await p.http.post(
+        '/api/knowledge/kb',
+        { name: 'x', settings: { embedding: { model: 'openai/text-embedding-3-large' } } },
+        { token: owner.accessToken },
+      ),
+      400,
+    );
+    expectError(
+      await p.http.post(
+        '/api/knowledge/kb',
+        { name: 'x', settings: { chunking: { size: 500, overlap: 500 } } },
+        { token: owner.accessToken },
+      ),
+      400,
+    );
     const small = await createKb(p, owner.accessToken, { name: 'small vectors', settings: { embedding: { dimensions: 256 } } });
     expect(small.settings.embedding.dimensions).toBe(256);
     await p.http.delete(`/api/knowledge/kb/${small.id}`, { token: owner.accessToken });
@@ -74,7 +101,8 @@ describe('knowledge base CRUD', () => {
       await p.http.patch(`/api/knowledge/kb/${kb.id}`, { name: 'x' }, { token: outsider.accessToken }),
       await p.http.delete(`/api/knowledge/kb/${kb.id}`, { token: outsider.accessToken }),
       await p.http.get(`/api/knowledge/kb/${randomUUID()}`, { token: owner.accessToken }),
-    ]) expectError(r, 404);
+    ])
+      expectError(r, 404);
     expect((await p.http.get('/api/knowledge/kb', { token: outsider.accessToken })).body.total).toBe(0);
     await p.http.delete(`/api/knowledge/kb/${kb.id}`, { token: owner.accessToken });
   });
@@ -85,7 +113,11 @@ describe('agent links', () => {
     const kbA = await createKb(p, owner.accessToken, { name: 'Alpha' });
     const kbB = await createKb(p, owner.accessToken, { name: 'Beta' });
     const agent = await createAgent(p, owner.accessToken, 'Linker');
-    const link = await p.http.post(`/api/knowledge/kb/${kbA.id}/agents/${agent.id}`, { permissions: { read: true }, priority: 5 }, { token: owner.accessToken });
+    const link = await p.http.post(
+      `/api/knowledge/kb/${kbA.id}/agents/${agent.id}`,
+      { permissions: { read: true }, priority: 5 },
+      { token: owner.accessToken },
+    );
     expect(link.status).toBe(200);
     expect(link.body).toEqual({ message: expect.any(String), knowledgeBaseId: kbA.id, agentId: agent.id });
     expect((await p.http.post(`/api/knowledge/kb/${kbB.id}/agents/${agent.id}`, {}, { token: owner.accessToken })).status).toBe(200);
@@ -94,16 +126,46 @@ describe('agent links', () => {
     const now = new Date().toISOString();
     const failing = randomUUID();
     await p.infra.db.knex('sources').insert([
-      { id: randomUUID(), organization_id: owner.orgId, knowledge_base_id: kbB.id, url: 'https://ok.example', created_at: now, updated_at: now },
-      { id: failing, organization_id: owner.orgId, knowledge_base_id: kbB.id, url: 'https://down.example/feed', last_sync_error: 'HTTP 503', sync_health: 'failing', created_at: now, updated_at: now },
+      {
+        id: randomUUID(),
+        organization_id: owner.orgId,
+        knowledge_base_id: kbB.id,
+        url: 'https://ok.example',
+        created_at: now,
+        updated_at: now,
+      },
+      {
+        id: failing,
+        organization_id: owner.orgId,
+        knowledge_base_id: kbB.id,
+        url: 'https://down.example/feed',
+        last_sync_error: 'HTTP 503',
+        sync_health: 'failing',
+        created_at: now,
+        updated_at: now,
+      },
     ]);
     const listed = await p.http.get(`/api/knowledge/agents/${agent.id}/kbs`, { token: viewer.accessToken });
     expect(listed.status).toBe(200);
     expect(listed.body.count).toBe(2);
     const [first, second] = listed.body.knowledgeBases;
-    expect(first).toMatchObject({ id: kbA.id, name: 'Alpha', permissions: { read: true }, priority: 5, syncHealth: 'healthy', failedSourceCount: 0, failedSources: [] });
+    expect(first).toMatchObject({
+      id: kbA.id,
+      name: 'Alpha',
+      permissions: { read: true },
+      priority: 5,
+      syncHealth: 'healthy',
+      failedSourceCount: 0,
+      failedSources: [],
+    });
     expect(Date.parse(first.linked_at)).toBeGreaterThan(0);
-    expect(second).toMatchObject({ id: kbB.id, priority: 0, syncHealth: 'degraded', failedSourceCount: 1, failedSources: [{ sourceId: failing, sourceUrl: 'https://down.example/feed', lastSyncError: 'HTTP 503' }] });
+    expect(second).toMatchObject({
+      id: kbB.id,
+      priority: 0,
+      syncHealth: 'degraded',
+      failedSourceCount: 1,
+      failedSources: [{ sourceId: failing, sourceUrl: 'https://down.example/feed', lastSyncError: 'HTTP 503' }],
+    });
 
     const unlink = await p.http.delete(`/api/knowledge/kb/${kbA.id}/agents/${agent.id}`, { token: owner.accessToken });
     expect(unlink.status).toBe(200);
@@ -145,15 +207,39 @@ describe('agent links', () => {
     for (const o of others) await link(shared.id, o.id);
     const now = new Date().toISOString();
     await p.infra.db.knex('knowledge_documents').insert(
-      [1, 2].map((i) => ({ id: randomUUID(), organization_id: org.orgId, knowledge_base_id: solo.id, title: `d${i}.txt`, mime_type: 'text/plain', created_at: now, updated_at: now })),
+      [1, 2].map((i) => ({
+        id: randomUUID(),
+        organization_id: org.orgId,
+        knowledge_base_id: solo.id,
+        title: `d${i}.txt`,
+        mime_type: 'text/plain',
+        created_at: now,
+        updated_at: now,
+      })),
     );
-    await p.infra.db.knex('sources').insert({ id: randomUUID(), organization_id: org.orgId, knowledge_base_id: solo.id, url: 'https://x.example', created_at: now, updated_at: now });
+    await p.infra.db.knex('sources').insert({
+      id: randomUUID(),
+      organization_id: org.orgId,
+      knowledge_base_id: solo.id,
+      url: 'https://x.example',
+      created_at: now,
+      updated_at: now,
+    });
 
     const impact = await p.http.get(`/api/knowledge/agents/${main.id}/delete-impact`, { token: org.accessToken });
     expect(impact.status).toBe(200);
     expect(impact.body.truncated).toBe(false);
     const byName = Object.fromEntries(impact.body.knowledgeBases.map((k: any) => [k.name, k]));
-    expect(byName.Solo).toEqual({ id: solo.id, name: 'Solo', documentCount: 2, sourceCount: 1, otherAgentCount: 0, otherAgents: [], canDelete: true, cannotDeleteReason: null });
+    expect(byName.Solo).toEqual({
+      id: solo.id,
+      name: 'Solo',
+      documentCount: 2,
+      sourceCount: 1,
+      otherAgentCount: 0,
+      otherAgents: [],
+      canDelete: true,
+      cannotDeleteReason: null,
+    });
     expect(byName.Shared).toMatchObject({ otherAgentCount: 6, canDelete: false, cannotDeleteReason: 'Shared with 6 other agents' });
     expect(byName.Shared.otherAgents).toHaveLength(5);
     expect(byName.Shared.otherAgents.map((a: any) => a.name)).toEqual(['Other 0', 'Other 1', 'Other 2', 'Other 3', 'Other 4']);

@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import { LocalFolderBlobStore } from '../../adapters/blob/local-folder.blob-store';
 import { MultiFormatDocumentLoader } from '../../adapters/documents/multi-format.document-loader';
 import { LocalEmbedder } from '../../adapters/local-ai/local-hash.embedder';
 import { InProcessJobQueue } from '../../adapters/memory/in-process.job-queue';
 import { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
-import { openDatabase, type Database } from '../../adapters/postgres/database';
+import { type Database, openDatabase } from '../../adapters/postgres/database';
 import { KnexStore } from '../../adapters/postgres/knex-store';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
 import { migrate } from '../../adapters/postgres/migrator';
@@ -87,9 +88,17 @@ export async function createKnowledgeHarness(options: HarnessOptions = {}): Prom
       const organizationId = randomUUID();
       const userId = randomUUID();
       const email = `${label}-${userId.slice(0, 8)}@example.com`;
-      await store.repos.organizations.create({ id: organizationId, name: label, slug: `${label}-${organizationId.slice(0, 8)}`, plan: { seats: 5, agents: 25, knowledgeBases: 1000 }, createdAt: now() });
+      await store.repos.organizations.create({
+        id: organizationId,
+        name: label,
+        slug: `${label}-${organizationId.slice(0, 8)}`,
+        plan: { seats: 5, agents: 25, knowledgeBases: 1000 },
+        createdAt: now(),
+      });
       await store.repos.wallets.create({ organizationId, balanceUsd: 5, updatedAt: now() });
-      await db.knex('users').insert({ id: userId, email, display_name: label, account_type: 'password', created_at: now(), updated_at: now() });
+      await db
+        .knex('users')
+        .insert({ id: userId, email, display_name: label, account_type: 'password', created_at: now(), updated_at: now() });
       await store.repos.memberships.add({ organizationId, userId, role: 'owner', createdAt: now() });
       return { organizationId, owner: { userId, email, displayName: label, platformRole: 'user', organizationId, orgRole: 'owner' } };
     },

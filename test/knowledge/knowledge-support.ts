@@ -1,7 +1,13 @@
 import type { TestPlatform } from '../support/platform';
 
 /** Multipart upload through the gateway (the JSON client does not do multipart). */
-export async function upload(p: TestPlatform, path: string, token: string, file: { name: string; bytes: Buffer; type?: string }, field = 'file') {
+export async function upload(
+  p: TestPlatform,
+  path: string,
+  token: string,
+  file: { name: string; bytes: Buffer; type?: string },
+  field = 'file',
+) {
   const form = new FormData();
   form.append(field, new Blob([file.bytes], { type: file.type ?? 'application/octet-stream' }), file.name);
   const res = await fetch(`${p.gatewayUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });

@@ -1,6 +1,6 @@
 import { openDatabase } from '../../adapters/postgres/database';
-import { startTestPlatform } from '../support/platform';
 import { createScratchDatabase, describeWithRealServices, type ScratchDatabase } from '../support/databases';
+import { startTestPlatform } from '../support/platform';
 
 describeWithRealServices('boot against a Postgres server without pgvector', () => {
   let scratch: ScratchDatabase;

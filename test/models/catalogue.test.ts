@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+
 import { OpenRouterModelListing } from '../../adapters/openrouter/openrouter.model-listing';
-import { openDatabase, type Database } from '../../adapters/postgres/database';
+import { type Database, openDatabase } from '../../adapters/postgres/database';
 import { KnexStore } from '../../adapters/postgres/knex-store';
-import { migrate } from '../../adapters/postgres/migrator';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
+import { migrate } from '../../adapters/postgres/migrator';
 import type { Actor } from '../../core/identity/actor';
 import {
   type CatalogueDeps,
@@ -79,8 +80,21 @@ test('validation and input modalities come from the catalogue', async () => {
 test('sync from an OpenRouter-style listing updates prices and deactivates vanished models of the listed providers', async () => {
   listing = {
     data: [
-      { id: 'openai/gpt-4o', name: 'GPT-4o (2026)', context_length: 256000, pricing: { prompt: '0.000002', completion: '0.000008' }, architecture: { input_modalities: ['text', 'image', 'file'], output_modalities: ['text'] }, supported_parameters: ['tools'] },
-      { id: 'openai/gpt-5', name: 'GPT-5', context_length: 400000, pricing: { prompt: '0.00000125', completion: '0.00001' }, architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] } },
+      {
+        id: 'openai/gpt-4o',
+        name: 'GPT-4o (2026)',
+        context_length: 256000,
+        pricing: { prompt: '0.000002', completion: '0.000008' },
+        architecture: { input_modalities: ['text', 'image', 'file'], output_modalities: ['text'] },
+        supported_parameters: ['tools'],
+      },
+      {
+        id: 'openai/gpt-5',
+        name: 'GPT-5',
+        context_length: 400000,
+        pricing: { prompt: '0.00000125', completion: '0.00001' },
+        architecture: { input_modalities: ['text', 'image'], output_modalities: ['text'] },
+      },
       { id: 'no-slash-id', name: 'ignored' },
     ],
   };
@@ -90,7 +104,12 @@ test('sync from an OpenRouter-style listing updates prices and deactivates vanis
   expect(result).toMatchObject({ status: 'completed', source: 'openrouter', count: 2 });
   expect(result.deactivated).toBeGreaterThan(0);
   const gpt4o = await getModel(deps, 'openai/gpt-4o');
-  expect(gpt4o).toMatchObject({ name: 'GPT-4o (2026)', contextLength: 256000, promptPricePerToken: 0.000002, lastSyncedAt: '2026-11-01T00:00:00.000Z' });
+  expect(gpt4o).toMatchObject({
+    name: 'GPT-4o (2026)',
+    contextLength: 256000,
+    promptPricePerToken: 0.000002,
+    lastSyncedAt: '2026-11-01T00:00:00.000Z',
+  });
   expect(gpt4o.capabilities.inputModalities).toEqual(['text', 'image', 'file']);
   expect((await getModel(deps, 'openai/gpt-4o-mini')).isActive).toBe(false);
   expect((await listModels(deps)).map((m) => m.id)).not.toContain('openai/gpt-4o-mini');
@@ -103,6 +122,8 @@ test('a broken or empty listing leaves the catalogue unchanged', async () => {
   const synced = { ...deps, listing: new OpenRouterModelListing({ url: upstreamUrl }) };
   const before = await listModels(deps, true);
   await expect(syncModels(synced, admin)).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
-  await expect(syncModels({ ...deps, listing: new OpenRouterModelListing({ url: 'http://127.0.0.1:1/models', timeoutMs: 2000 }) }, admin)).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
+  await expect(
+    syncModels({ ...deps, listing: new OpenRouterModelListing({ url: 'http://127.0.0.1:1/models', timeoutMs: 2000 }) }, admin),
+  ).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
   expect(await listModels(deps, true)).toEqual(before);
 });

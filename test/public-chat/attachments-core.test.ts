@@ -1,5 +1,6 @@
 /** Attachment extraction states and the resolver's rules, over an in-memory repository (no HTTP, no database). */
 import { randomUUID } from 'node:crypto';
+
 import type { Attachment, AttachmentRepository, AttachmentStatus } from '../../core/attachments/attachment';
 import type { AttachmentDeps } from '../../core/attachments/attachment-deps';
 import { StoredAttachmentResolver } from '../../core/attachments/attachment-resolver';
@@ -43,8 +44,22 @@ function setup(load: () => Promise<LoadedDocument>) {
     settings: { maxBytes: 1000, inlineTextMaxBytes: 100, textMaxChars: 10 },
   };
   const a: Attachment = {
-    id: randomUUID(), organizationId: ORG, agentId: AGENT, anonymousId: VISITOR, tokenHash: sha256Hex(TOKEN), fileType: 'text', originalFilename: 'a.txt',
-    fileSizeBytes: 5, contentType: 'text/plain', processingStatus: 'pending', blobKey: 'k', extractedText: null, error: null, createdAt: '', updatedAt: '', processedAt: null,
+    id: randomUUID(),
+    organizationId: ORG,
+    agentId: AGENT,
+    anonymousId: VISITOR,
+    tokenHash: sha256Hex(TOKEN),
+    fileType: 'text',
+    originalFilename: 'a.txt',
+    fileSizeBytes: 5,
+    contentType: 'text/plain',
+    processingStatus: 'pending',
+    blobKey: 'k',
+    extractedText: null,
+    error: null,
+    createdAt: '',
+    updatedAt: '',
+    processedAt: null,
   };
   attachments.rows.set(a.id, a);
   return { deps, attachments, a, resolver: new StoredAttachmentResolver(store) };
@@ -55,7 +70,10 @@ const loaded = (text: string): LoadedDocument => ({ text, mimeType: 'text/plain'
 describe('extractAttachment', () => {
   it('completes with the text cut to textMaxChars, and leaves a finished attachment alone', async () => {
     const { deps, a } = setup(async () => loaded('0123456789abcdef'));
-    expect(await extractAttachment(deps, a.id, { finalAttempt: false })).toMatchObject({ processingStatus: 'completed', extractedText: '0123456789' });
+    expect(await extractAttachment(deps, a.id, { finalAttempt: false })).toMatchObject({
+      processingStatus: 'completed',
+      extractedText: '0123456789',
+    });
     expect(await extractAttachment(deps, a.id, { finalAttempt: false })).toMatchObject({ processingStatus: 'completed' });
   });
 
@@ -65,19 +83,31 @@ describe('extractAttachment', () => {
     });
     await expect(extractAttachment(deps, a.id, { finalAttempt: false })).rejects.toThrow('provider down');
     expect(attachments.rows.get(a.id)!.processingStatus).toBe('pending');
-    expect(await extractAttachment(deps, a.id, { finalAttempt: true })).toMatchObject({ processingStatus: 'failed', error: 'provider down' });
+    expect(await extractAttachment(deps, a.id, { finalAttempt: true })).toMatchObject({
+      processingStatus: 'failed',
+      error: 'provider down',
+    });
   });
 
   it('fails at once on a permanent error (no text, no model configured)', async () => {
     const { deps, a } = setup(async () => {
       throw new DomainError('NOT_CONFIGURED', 'Image text extraction needs a vision-capable model; none is configured');
     });
-    expect(await extractAttachment(deps, a.id, { finalAttempt: false })).toMatchObject({ processingStatus: 'failed', error: expect.stringMatching(/vision/) });
+    expect(await extractAttachment(deps, a.id, { finalAttempt: false })).toMatchObject({
+      processingStatus: 'failed',
+      error: expect.stringMatching(/vision/),
+    });
   });
 });
 
 describe('StoredAttachmentResolver', () => {
-  const ref = (a: Attachment, over: Record<string, string> = {}) => ({ organizationId: ORG, agentId: AGENT, id: a.id, accessToken: TOKEN, ...over });
+  const ref = (a: Attachment, over: Record<string, string> = {}) => ({
+    organizationId: ORG,
+    agentId: AGENT,
+    id: a.id,
+    accessToken: TOKEN,
+    ...over,
+  });
 
   it('resolves only with the token, agent, organization and (when bound) visitor of the upload', async () => {
     const { deps, a, resolver } = setup(async () => loaded('hello'));

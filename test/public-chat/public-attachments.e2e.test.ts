@@ -4,12 +4,21 @@
  * text, only with the right access token and visitor.
  */
 import { randomUUID } from 'node:crypto';
+
 import { sha256Hex } from '../../core/shared/hash';
-import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
-import { registerUser, type TestUser } from '../support/users';
 import { ScriptedModel } from '../chat/fakes';
 import { docxOf, pdfOf } from '../knowledge/file-fixtures';
-import { base, distributedAgent, knowledgeBaseWithDocument, startConversation, uploadAttachment, waitFor, type PublishedAgent } from './public-support';
+import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
+import { registerUser, type TestUser } from '../support/users';
+import {
+  base,
+  distributedAgent,
+  knowledgeBaseWithDocument,
+  type PublishedAgent,
+  startConversation,
+  uploadAttachment,
+  waitFor,
+} from './public-support';
 
 const MAX_BYTES = 300_000;
 const echo = new ScriptedModel('I read your file.', { prefix: 'test/echo' });
@@ -21,7 +30,9 @@ let uploads: PublishedAgent;
 beforeAll(async () => {
   p = await startTestPlatform({ PUBLIC_ATTACHMENT_MAX_BYTES: String(MAX_BYTES) }, { chat: { chatModels: [echo] } });
   const template = (await p.store.repos.models.findById('openai/gpt-4o-mini'))!;
-  await p.store.repos.models.upsert([{ ...template, id: 'test/echo', name: 'Echo', provider: 'test', isFree: true, promptPricePerToken: 0, completionPricePerToken: 0 }]);
+  await p.store.repos.models.upsert([
+    { ...template, id: 'test/echo', name: 'Echo', provider: 'test', isFree: true, promptPricePerToken: 0, completionPricePerToken: 0 },
+  ]);
   owner = await registerUser(p.http, { label: 'attach-owner' });
   kbId = await knowledgeBaseWithDocument(p, owner);
   uploads = await distributedAgent(p, owner, kbId, { fileUploadsEnabled: true, model: 'test/echo' });
@@ -61,11 +72,23 @@ describe('uploading', () => {
     expect(disabled.status).toBe(403);
     expect(disabled.body.error).toBe('Forbidden');
 
-    const fakePng = await uploadAttachment(p, uploads.slug, visitor, { name: 'photo.png', type: 'image/png', bytes: Buffer.from('this is not a picture at all') });
+    const fakePng = await uploadAttachment(p, uploads.slug, visitor, {
+      name: 'photo.png',
+      type: 'image/png',
+      bytes: Buffer.from('this is not a picture at all'),
+    });
     expect(fakePng.status).toBe(415);
-    const fakePdf = await uploadAttachment(p, uploads.slug, visitor, { name: 'scan.pdf', type: 'application/pdf', bytes: Buffer.from('plain words, no PDF header') });
+    const fakePdf = await uploadAttachment(p, uploads.slug, visitor, {
+      name: 'scan.pdf',
+      type: 'application/pdf',
+      bytes: Buffer.from('plain words, no PDF header'),
+    });
     expect(fakePdf.status).toBe(415);
-    const word = await uploadAttachment(p, uploads.slug, visitor, { name: 'letter.docx', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', bytes: await docxOf(['Dear support']) });
+    const word = await uploadAttachment(p, uploads.slug, visitor, {
+      name: 'letter.docx',
+      type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      bytes: await docxOf(['Dear support']),
+    });
     expect(word.status).toBe(415);
     expect(word.body.message).toMatch(/not an allowed attachment kind/);
 
@@ -86,37 +109,83 @@ describe('attachments in chat', () => {
     const { attachment } = (await uploadAttachment(p, uploads.slug, alice, textFile())).body;
     const conversationId = await startConversation(p, uploads.slug, alice);
 
-    const ok = await chat(uploads, { message: 'What is wrong with my order?', conversationId, anonymousId: alice, attachments: [{ id: attachment.id, accessToken: attachment.accessToken }] });
+    const ok = await chat(uploads, {
+      message: 'What is wrong with my order?',
+      conversationId,
+      anonymousId: alice,
+      attachments: [{ id: attachment.id, accessToken: attachment.accessToken }],
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.response).toBe(echo.reply);
     expect(systemMessageOfLastCall()).toContain(NOTE);
     const messages = await p.http.get(`${base(uploads.slug)}/conversations/${conversationId}/messages?anonymousId=${alice}`);
-    expect(messages.body.messages[0]).toMatchObject({ role: 'user', attachments: [{ id: attachment.id, filename: 'note.txt', contentType: 'text/plain' }] });
+    expect(messages.body.messages[0]).toMatchObject({
+      role: 'user',
+      attachments: [{ id: attachment.id, filename: 'note.txt', contentType: 'text/plain' }],
+    });
 
     const calls = echo.requests.length;
-    const wrong = await chat(uploads, { message: 'And now?', conversationId, anonymousId: alice, attachments: [{ id: attachment.id, accessToken: 'guessed-token' }] });
+    const wrong = await chat(uploads, {
+      message: 'And now?',
+      conversationId,
+      anonymousId: alice,
+      attachments: [{ id: attachment.id, accessToken: 'guessed-token' }],
+    });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toBe('Validation Error');
-    const unknown = await chat(uploads, { message: 'And now?', conversationId, anonymousId: alice, attachments: [{ id: randomUUID(), accessToken: attachment.accessToken }] });
+    const unknown = await chat(uploads, {
+      message: 'And now?',
+      conversationId,
+      anonymousId: alice,
+      attachments: [{ id: randomUUID(), accessToken: attachment.accessToken }],
+    });
     expect(unknown.status).toBe(400);
 
     // Bob holds Alice's id and token but is another visitor.
     const bob = randomUUID();
     const bobs = await startConversation(p, uploads.slug, bob);
-    const stolen = await chat(uploads, { message: 'What is in it?', conversationId: bobs, anonymousId: bob, attachments: [{ id: attachment.id, accessToken: attachment.accessToken }] });
+    const stolen = await chat(uploads, {
+      message: 'What is in it?',
+      conversationId: bobs,
+      anonymousId: bob,
+      attachments: [{ id: attachment.id, accessToken: attachment.accessToken }],
+    });
     expect(stolen.status).toBe(400);
 
     // Another agent of the same organization does not resolve it either.
     const other = await distributedAgent(p, owner, kbId, { fileUploadsEnabled: true, model: 'test/echo' });
     const otherConversation = await startConversation(p, other.slug, alice);
-    expect((await chat(other, { message: 'Read it', conversationId: otherConversation, anonymousId: alice, attachments: [{ id: attachment.id, accessToken: attachment.accessToken }] })).status).toBe(400);
+    expect(
+      (
+        await chat(other, {
+          message: 'Read it',
+          conversationId: otherConversation,
+          anonymousId: alice,
+          attachments: [{ id: attachment.id, accessToken: attachment.accessToken }],
+        })
+      ).status,
+    ).toBe(400);
     expect(echo.requests.length).toBe(calls);
 
     const closed = await distributedAgent(p, owner, kbId);
     const closedConversation = await startConversation(p, closed.slug, alice);
-    const refused = await chat(closed, { message: 'Read it', conversationId: closedConversation, anonymousId: alice, attachments: [{ id: attachment.id, accessToken: attachment.accessToken }] });
+    const refused = await chat(closed, {
+      message: 'Read it',
+      conversationId: closedConversation,
+      anonymousId: alice,
+      attachments: [{ id: attachment.id, accessToken: attachment.accessToken }],
+    });
     expect(refused.status).toBe(403);
-    expect((await chat(uploads, { message: 'Six', conversationId, anonymousId: alice, attachments: Array.from({ length: 6 }, () => ({ id: attachment.id, accessToken: attachment.accessToken })) })).status).toBe(400);
+    expect(
+      (
+        await chat(uploads, {
+          message: 'Six',
+          conversationId,
+          anonymousId: alice,
+          attachments: Array.from({ length: 6 }, () => ({ id: attachment.id, accessToken: attachment.accessToken })),
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it('extracts a PDF on the queue (pending, then completed), readable with the token only, then used in chat', async () => {
@@ -131,16 +200,29 @@ describe('attachments in chat', () => {
     const done = await waitFor(async () => {
       const s = await p.http.get(path, { headers: { 'x-attachment-token': accessToken } });
       expect(s.status).toBe(200);
-      return s.body.attachment.processingStatus === 'completed' || s.body.attachment.processingStatus === 'failed' ? s.body.attachment : null;
+      return s.body.attachment.processingStatus === 'completed' || s.body.attachment.processingStatus === 'failed'
+        ? s.body.attachment
+        : null;
     }, 'PDF extraction');
     expect(done).toMatchObject({ id, processingStatus: 'completed' });
     expect(done).not.toHaveProperty('accessToken');
     expect((await p.http.get(path, { headers: { 'x-attachment-token': 'wrong' } })).status).toBe(404);
     expect((await p.http.get(path)).status).toBe(404);
-    expect((await p.http.get(`${base(uploads.slug)}/attachments/${id}?anonymousId=${randomUUID()}`, { headers: { 'x-attachment-token': accessToken } })).status).toBe(404);
+    expect(
+      (
+        await p.http.get(`${base(uploads.slug)}/attachments/${id}?anonymousId=${randomUUID()}`, {
+          headers: { 'x-attachment-token': accessToken },
+        })
+      ).status,
+    ).toBe(404);
 
     const conversationId = await startConversation(p, uploads.slug, visitor);
-    const answer = await chat(uploads, { message: 'How long is the warranty?', conversationId, anonymousId: visitor, attachments: [{ id, accessToken }] });
+    const answer = await chat(uploads, {
+      message: 'How long is the warranty?',
+      conversationId,
+      anonymousId: visitor,
+      attachments: [{ id, accessToken }],
+    });
     expect(answer.status).toBe(200);
     expect(systemMessageOfLastCall()).toContain('thirty-six months');
   });

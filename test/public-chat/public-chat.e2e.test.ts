@@ -4,9 +4,10 @@
  * conversation, sync and SSE chat, messages, rename, delete, visitor isolation, restricted agents and billing.
  */
 import { randomUUID } from 'node:crypto';
+
+import { ScriptedModel } from '../chat/fakes';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
-import { ScriptedModel } from '../chat/fakes';
 import { base, distributedAgent, knowledgeBaseWithDocument, openStream, readUntil, sseData, startConversation } from './public-support';
 
 const paid = new ScriptedModel('A paid answer about refunds.', { prefix: 'test/paid' });
@@ -16,7 +17,15 @@ let kbId: string;
 
 beforeAll(async () => {
   p = await startTestPlatform({}, { chat: { chatModels: [paid] } });
-  await p.store.repos.models.upsert([{ ...(await p.store.repos.models.findById('openai/gpt-4o-mini'))!, id: 'test/paid', name: 'Paid test model', provider: 'test', isFree: false }]);
+  await p.store.repos.models.upsert([
+    {
+      ...(await p.store.repos.models.findById('openai/gpt-4o-mini'))!,
+      id: 'test/paid',
+      name: 'Paid test model',
+      provider: 'test',
+      isFree: false,
+    },
+  ]);
   owner = await registerUser(p.http, { label: 'public-owner' });
   kbId = await knowledgeBaseWithDocument(p, owner);
 }, BOOT_TIMEOUT_MS);
@@ -27,13 +36,26 @@ const wallet = async (user = owner) => (await p.http.get('/api/billing/wallet', 
 describe('a visitor of a distributed agent', () => {
   it('reads the public agent, starts a conversation with the live welcome, chats (JSON and SSE), reads, renames and deletes it', async () => {
     const agent = await distributedAgent(p, owner, kbId);
-    const saved = await p.http.post(`/api/bots/${agent.id}/prompt-config-versions`, { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hello, I am {{agent.name}}.' }] }, { token: owner.accessToken });
+    const saved = await p.http.post(
+      `/api/bots/${agent.id}/prompt-config-versions`,
+      { sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hello, I am {{agent.name}}.' }] },
+      { token: owner.accessToken },
+    );
     expect(saved.status).toBe(201);
     expect((await p.http.request('PUT', `/api/bots/${agent.id}/prompt-live`, { body: {}, token: owner.accessToken })).status).toBe(200);
 
     const info = await p.http.get(base(agent.slug));
     expect(info.status).toBe(200);
-    expect(info.body).toMatchObject({ id: agent.id, slug: agent.slug, model: 'local/extractive', streamingEnabled: true, fileUploadsEnabled: false, voiceEnabled: false, restricted: false, modelInputModalities: expect.any(Array) });
+    expect(info.body).toMatchObject({
+      id: agent.id,
+      slug: agent.slug,
+      model: 'local/extractive',
+      streamingEnabled: true,
+      fileUploadsEnabled: false,
+      voiceEnabled: false,
+      restricted: false,
+      modelInputModalities: expect.any(Array),
+    });
     expect(info.body.welcome).toEqual({ mode: 'fixed', message: expect.stringMatching(/^Hello, I am Public /) });
     expect(info.body).not.toHaveProperty('organizationId');
     expect(info.body).not.toHaveProperty('systemPrompt');
@@ -41,21 +63,38 @@ describe('a visitor of a distributed agent', () => {
     const visitor = randomUUID();
     const started = await p.http.post(`${base(agent.slug)}/conversations`, { anonymousId: visitor });
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ success: true, data: { conversationId: expect.any(String), welcomeMessage: info.body.welcome.message } });
+    expect(started.body).toEqual({
+      success: true,
+      data: { conversationId: expect.any(String), welcomeMessage: info.body.welcome.message },
+    });
     const conversationId = started.body.data.conversationId;
 
     const before = await wallet();
-    const answer = await p.http.post(`${base(agent.slug)}/chat`, { message: 'When are refunds paid?', conversationId, anonymousId: visitor });
+    const answer = await p.http.post(`${base(agent.slug)}/chat`, {
+      message: 'When are refunds paid?',
+      conversationId,
+      anonymousId: visitor,
+    });
     expect(answer.status).toBe(200);
     expect(Object.keys(answer.body).sort()).toEqual(['conversationId', 'response', 'usage']);
     expect(answer.body.conversationId).toBe(conversationId);
     expect(answer.body.response).toMatch(/fourteen days/);
-    expect(answer.body.usage).toEqual({ promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number), cost: 0 });
+    expect(answer.body.usage).toEqual({
+      promptTokens: expect.any(Number),
+      completionTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+      cost: 0,
+    });
     const after = await wallet();
     expect(after.events[0]).toMatchObject({ kind: 'chat', model: 'local/extractive', costUsd: 0 });
     expect(after.events.length).toBe(before.events.length + 1);
 
-    const { res } = await openStream(p, 'POST', `${base(agent.slug)}/chat`, { message: 'Is shipping free?', conversationId, anonymousId: visitor, stream: true });
+    const { res } = await openStream(p, 'POST', `${base(agent.slug)}/chat`, {
+      message: 'Is shipping free?',
+      conversationId,
+      anonymousId: visitor,
+      stream: true,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/event-stream');
     const frames = sseData(await readUntil(res, () => false));
@@ -77,15 +116,27 @@ describe('a visitor of a distributed agent', () => {
 
     const list = await p.http.get(`${base(agent.slug)}/conversations?anonymousId=${visitor}`);
     expect(list.body).toEqual({
-      conversations: [{ id: conversationId, title: 'When are refunds paid?', messageCount: 5, createdAt: expect.any(String), updatedAt: expect.any(String) }],
+      conversations: [
+        {
+          id: conversationId,
+          title: 'When are refunds paid?',
+          messageCount: 5,
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
+        },
+      ],
       pagination: { limit: 20, offset: 0, total: 1, hasMore: false },
     });
 
     const renamed = await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: visitor, title: 'Refunds' });
     expect(renamed.status).toBe(200);
     expect(renamed.body.conversation).toMatchObject({ id: conversationId, title: 'Refunds', messageCount: 5 });
-    expect((await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: visitor, title: 'x'.repeat(81) })).status).toBe(400);
-    expect((await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: visitor, title: '' })).status).toBe(400);
+    expect(
+      (await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: visitor, title: 'x'.repeat(81) })).status,
+    ).toBe(400);
+    expect((await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: visitor, title: '' })).status).toBe(
+      400,
+    );
 
     const deleted = await p.http.delete(`${base(agent.slug)}/conversations/${conversationId}?anonymousId=${visitor}`);
     expect(deleted.status).toBe(200);
@@ -102,16 +153,23 @@ describe('a visitor of a distributed agent', () => {
     const conversationId = await startConversation(p, agent.slug, alice);
     await p.http.post(`${base(agent.slug)}/chat`, { message: 'refunds?', conversationId, anonymousId: alice });
 
-    expect((await p.http.get(`${base(agent.slug)}/conversations?anonymousId=${bob}`)).body).toMatchObject({ conversations: [], pagination: { total: 0 } });
+    expect((await p.http.get(`${base(agent.slug)}/conversations?anonymousId=${bob}`)).body).toMatchObject({
+      conversations: [],
+      pagination: { total: 0 },
+    });
     expect((await p.http.get(`${base(agent.slug)}/conversations/${conversationId}/messages?anonymousId=${bob}`)).status).toBe(404);
-    expect((await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: bob, title: 'Mine now' })).status).toBe(404);
+    expect(
+      (await p.http.patch(`${base(agent.slug)}/conversations/${conversationId}`, { anonymousId: bob, title: 'Mine now' })).status,
+    ).toBe(404);
     expect((await p.http.delete(`${base(agent.slug)}/conversations/${conversationId}?anonymousId=${bob}`)).status).toBe(404);
     expect((await p.http.post(`${base(agent.slug)}/chat`, { message: 'hi', conversationId, anonymousId: bob })).status).toBe(404);
     expect((await p.http.get(`${base(agent.slug)}/conversations/${conversationId}/events?anonymousId=${bob}`)).status).toBe(404);
     // Alice's conversation is not reachable through another agent's slug either.
     const other = await distributedAgent(p, owner, kbId);
     expect((await p.http.get(`${base(other.slug)}/conversations/${conversationId}/messages?anonymousId=${alice}`)).status).toBe(404);
-    expect((await p.http.get(`${base(agent.slug)}/conversations/${conversationId}/messages?anonymousId=${alice}`)).body.messages).toHaveLength(2);
+    expect(
+      (await p.http.get(`${base(agent.slug)}/conversations/${conversationId}/messages?anonymousId=${alice}`)).body.messages,
+    ).toHaveLength(2);
 
     const bad = await p.http.post(`${base(agent.slug)}/conversations`, { anonymousId: 'visitor-1' });
     expect(bad.status).toBe(400);
@@ -147,8 +205,18 @@ describe('restricted agents', () => {
       const started = await p.http.post(`${base(agent.slug)}/conversations`, { anonymousId: visitor }, { token: member.accessToken });
       expect(started.status).toBe(200);
       const conversationId = started.body.data.conversationId;
-      expect((await p.http.post(`${base(agent.slug)}/chat`, { message: 'refunds?', conversationId, anonymousId: visitor }, { token: member.accessToken })).status).toBe(200);
-      expect((await p.http.post(`${base(agent.slug)}/chat`, { message: 'refunds?', conversationId, anonymousId: visitor })).status).toBe(404);
+      expect(
+        (
+          await p.http.post(
+            `${base(agent.slug)}/chat`,
+            { message: 'refunds?', conversationId, anonymousId: visitor },
+            { token: member.accessToken },
+          )
+        ).status,
+      ).toBe(200);
+      expect((await p.http.post(`${base(agent.slug)}/chat`, { message: 'refunds?', conversationId, anonymousId: visitor })).status).toBe(
+        404,
+      );
     }
     // An invalid token on the public lane is refused by the gateway, not treated as anonymous.
     expect((await p.http.get(base(members.slug), { token: 'not-a-token' })).status).toBe(401);

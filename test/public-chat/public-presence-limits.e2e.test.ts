@@ -3,11 +3,23 @@
  * on a platform configured with tiny public limits.
  */
 import { randomUUID } from 'node:crypto';
+
 import { SERVICES } from '../../app/container';
 import type { Services } from '../../app/services';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
-import { base, collect, distributedAgent, knowledgeBaseWithDocument, openStream, sseData, startConversation, uploadAttachment, waitFor, type PublishedAgent } from './public-support';
+import {
+  base,
+  collect,
+  distributedAgent,
+  knowledgeBaseWithDocument,
+  openStream,
+  type PublishedAgent,
+  sseData,
+  startConversation,
+  uploadAttachment,
+  waitFor,
+} from './public-support';
 
 let p: TestPlatform;
 let owner: TestUser;
@@ -49,13 +61,22 @@ describe('operator presence', () => {
       return f.length >= 4 ? f : null;
     }, 'four presence frames');
     expect(frames.map((f) => f.type)).toEqual(['operator.joined', 'operator.typing', 'operator.message', 'conversation.takeover']);
-    expect(frames[0]).toEqual({ type: 'operator.joined', conversationId, operator: { displayName: 'presence-owner' }, emittedAt: expect.any(String) });
+    expect(frames[0]).toEqual({
+      type: 'operator.joined',
+      conversationId,
+      operator: { displayName: 'presence-owner' },
+      emittedAt: expect.any(String),
+    });
     expect(frames[2]).toMatchObject({ message: 'Hi, a human here.', messageId: sent.body.event.messageId });
     await waitFor(async () => stream.text.includes(': ping'), 'a heartbeat comment');
 
     // The operator's message stays in the visitor's history.
     const messages = await p.http.get(`${base(agent.slug)}/conversations/${conversationId}/messages?anonymousId=${visitor}`);
-    expect(messages.body.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Hi, a human here.', operator: { displayName: 'presence-owner' } });
+    expect(messages.body.messages.at(-1)).toMatchObject({
+      role: 'assistant',
+      content: 'Hi, a human here.',
+      operator: { displayName: 'presence-owner' },
+    });
 
     req.destroy();
     await waitFor(async () => subscribers() === idle, 'the subscription to close');
@@ -71,7 +92,9 @@ describe('operator presence', () => {
     const outsider = await registerUser(p.http, { label: 'presence-outsider' });
     expect((await operatorEvent(conversationId, { type: 'operator.joined' }, outsider)).status).toBe(404);
     expect((await operatorEvent(randomUUID(), { type: 'operator.joined' })).status).toBe(404);
-    expect((await p.http.post(`/api/bots/${agent.id}/conversations/${conversationId}/operator-events`, { type: 'operator.joined' })).status).toBe(401);
+    expect(
+      (await p.http.post(`/api/bots/${agent.id}/conversations/${conversationId}/operator-events`, { type: 'operator.joined' })).status,
+    ).toBe(401);
   });
 });
 
@@ -92,7 +115,15 @@ describe('rate limits', () => {
     expect((await p.http.post(`${base(agent.slug)}/conversations`, { anonymousId: visitor })).status).toBe(429);
     // Another visitor is not affected by this one's limit.
     const other = randomUUID();
-    expect((await p.http.post(`${base(agent.slug)}/chat`, { message: 'refunds?', conversationId: await startConversation(p, agent.slug, other), anonymousId: other })).status).toBe(200);
+    expect(
+      (
+        await p.http.post(`${base(agent.slug)}/chat`, {
+          message: 'refunds?',
+          conversationId: await startConversation(p, agent.slug, other),
+          anonymousId: other,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('limits chat per IP whatever the anonymousId', async () => {

@@ -1,19 +1,25 @@
 /** Helpers of the public-chat suites: a distributed agent through the real API, anonymous calls, SSE. */
-import http from 'node:http';
-import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import http from 'node:http';
+
+import { createKb, upload, waitForDocument } from '../knowledge/knowledge-support';
 import type { TestPlatform } from '../support/platform';
 import type { TestUser } from '../support/users';
-import { createKb, upload, waitForDocument } from '../knowledge/knowledge-support';
 
 export { sseData } from '../chat/seed-knowledge';
 
-export const REFUND_TEXT = 'Refund policy. Refunds are paid within fourteen days of the request. Shipping is free for orders above fifty euros.';
+export const REFUND_TEXT =
+  'Refund policy. Refunds are paid within fourteen days of the request. Shipping is free for orders above fifty euros.';
 
 /** A knowledge base with one uploaded text document, indexed by the real ingestion pipeline. */
 export async function knowledgeBaseWithDocument(p: TestPlatform, owner: TestUser): Promise<string> {
   const kb = await createKb(p, owner.accessToken, { name: `Policies ${randomUUID().slice(0, 6)}` });
-  const r = await upload(p, `/api/knowledge/kb/${kb.id}/documents`, owner.accessToken, { name: 'refund-policy.txt', type: 'text/plain', bytes: Buffer.from(REFUND_TEXT) });
+  const r = await upload(p, `/api/knowledge/kb/${kb.id}/documents`, owner.accessToken, {
+    name: 'refund-policy.txt',
+    type: 'text/plain',
+    bytes: Buffer.from(REFUND_TEXT),
+  });
   if (r.status !== 201) throw new Error(`document upload failed: ${r.status} ${r.text}`);
   const doc = await waitForDocument(p, owner.accessToken, kb.id, r.body.document.id);
   if (doc.processingStatus !== 'completed') throw new Error(`document failed: ${doc.error}`);
@@ -34,7 +40,11 @@ export async function distributedAgent(
   distribution: Record<string, unknown> = {},
 ): Promise<PublishedAgent> {
   const token = owner.accessToken;
-  const created = await p.http.post('/api/bots', { name: `Public ${randomUUID().slice(0, 8)}`, knowledgeBaseIds: [kbId], isDraft: true, ...settings }, { token });
+  const created = await p.http.post(
+    '/api/bots',
+    { name: `Public ${randomUUID().slice(0, 8)}`, knowledgeBaseIds: [kbId], isDraft: true, ...settings },
+    { token },
+  );
   if (created.status !== 201) throw new Error(`create agent failed: ${created.status} ${created.text}`);
   const id = created.body.bot.id as string;
   const published = await p.http.post(`/api/bots/${id}/publish`, undefined, { token });
@@ -53,7 +63,12 @@ export async function startConversation(p: TestPlatform, slug: string, anonymous
 }
 
 /** Anonymous multipart upload (no token). */
-export async function uploadAttachment(p: TestPlatform, slug: string, anonymousId: string, file: { name: string; type: string; bytes: Buffer }) {
+export async function uploadAttachment(
+  p: TestPlatform,
+  slug: string,
+  anonymousId: string,
+  file: { name: string; type: string; bytes: Buffer },
+) {
   const form = new FormData();
   form.append('file', new Blob([file.bytes], { type: file.type }), file.name);
   const res = await fetch(`${p.gatewayUrl}${base(slug)}/attachments?anonymousId=${anonymousId}`, { method: 'POST', body: form });

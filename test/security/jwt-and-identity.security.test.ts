@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+
 import { signIdentity } from '../../adapters/http/identity-signature';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { claimsOf, HttpClient, rawRequest } from '../support/http';
@@ -31,16 +32,23 @@ describe('forged and unusable tokens get 401 Authentication Failed at the gatewa
     ['HS256 signed with another key', () => forge(HS256, claimsOf(alice.accessToken), 'some-other-secret-that-is-long-enough')],
     ['an expired token', () => forge(HS256, { ...claimsOf(alice.accessToken), iat: now() - 90_000, exp: now() - 10 }, TEST_JWT_SECRET)],
     ['a refresh token as the access token', () => alice.refreshToken],
-    ['a tampered payload (superadmin)', () => {
-      const [h, , s] = alice.accessToken.split('.');
-      return `${h}.${b64({ ...claimsOf(alice.accessToken), platformRole: 'superadmin' })}.${s}`;
-    }],
+    [
+      'a tampered payload (superadmin)',
+      () => {
+        const [h, , s] = alice.accessToken.split('.');
+        return `${h}.${b64({ ...claimsOf(alice.accessToken), platformRole: 'superadmin' })}.${s}`;
+      },
+    ],
     ['a truncated token', () => alice.accessToken.slice(0, -3)],
   ];
 
   it.each(cases)('%s', async (_label, make) => {
     const token = make();
-    for (const [method, path] of [['GET', '/api/auth/me'], ['GET', `/api/organizations/${alice.orgId}/members`], ['POST', '/api/api-keys']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/auth/me'],
+      ['GET', `/api/organizations/${alice.orgId}/members`],
+      ['POST', '/api/api-keys'],
+    ] as const) {
       const r = await p.http.request(method, path, { token, body: method === 'POST' ? { name: 'x', scopes: [] } : undefined });
       expect({ path, status: r.status, error: r.body?.error }).toEqual({ path, status: 401, error: 'Authentication Failed' });
     }
@@ -74,13 +82,17 @@ describe('spoofed identity headers are ignored on every lane', () => {
   });
 
   it('open lane: registering with superadmin headers gives a plain user', async () => {
-    const r = await p.http.post('/api/auth/register', { email: `spoof-${Date.now()}@example.com`, password: 'long enough password' }, { headers: spoofed() });
+    const r = await p.http.post(
+      '/api/auth/register',
+      { email: `spoof-${Date.now()}@example.com`, password: 'long enough password' },
+      { headers: spoofed() },
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.user).toMatchObject({ platformRole: 'user', isSuperAdmin: false });
     expect((await p.http.get('/api/openapi.json', { headers: spoofed() })).status).toBe(200);
   });
 
-  it("JWT lane: the token decides who you are, not the headers", async () => {
+  it('JWT lane: the token decides who you are, not the headers', async () => {
     const as = { token: bob.accessToken, headers: spoofed() };
     expect((await p.http.get('/api/auth/me', as)).body.user.id).toBe(bob.id);
     expect((await p.http.get(`/api/organizations/${alice.orgId}/members`, as)).status).toBe(404);
@@ -191,7 +203,9 @@ describe('role checks', () => {
     await joinOrganization(p.http, owner, owner.orgId, member, 'member');
     await joinOrganization(p.http, owner, owner.orgId, viewer, 'viewer');
     const t = { token: viewer.accessToken, headers: { 'x-org-role': 'owner' } };
-    expect((await p.http.post(`/api/organizations/${owner.orgId}/invitations`, { email: 'x@example.com', role: 'viewer' }, t)).status).toBe(403);
+    expect((await p.http.post(`/api/organizations/${owner.orgId}/invitations`, { email: 'x@example.com', role: 'viewer' }, t)).status).toBe(
+      403,
+    );
     expect((await p.http.post('/api/api-keys', { name: 'k', scopes: [] }, t)).status).toBe(403);
     expect((await p.http.get('/api/api-keys', t)).status).toBe(403);
     expect((await p.http.patch(`/api/organizations/${owner.orgId}/members/${member.id}`, { role: 'viewer' }, t)).status).toBe(403);

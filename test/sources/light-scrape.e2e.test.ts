@@ -1,7 +1,7 @@
 import { closedPort } from '../../adapters/outbound/test-fixtures';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
-import { startFixtureSite, type FixtureSite } from './fixtures/site';
+import { type FixtureSite, startFixtureSite } from './fixtures/site';
 
 describe('light scrape, and URL refusals at the HTTP edge', () => {
   let site: FixtureSite;
@@ -81,7 +81,12 @@ describe('light scrape, and URL refusals at the HTTP edge', () => {
     const add = (body: unknown) => platform.http.post(`/api/knowledge/kb/${kbId}/sources/url`, body, { token: user.accessToken });
 
     it('answers 400 unsupported_url for internal addresses', async () => {
-      for (const url of [`http://127.0.0.1:${refusedPort}/`, 'http://169.254.169.254/latest/meta-data/', 'http://[::1]/', 'http://10.0.0.8/admin']) {
+      for (const url of [
+        `http://127.0.0.1:${refusedPort}/`,
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::1]/',
+        'http://10.0.0.8/admin',
+      ]) {
         const r = await add({ url });
         expect(r.status).toBe(400);
         expect(r.body).toMatchObject({ error: 'unsupported_url' });
@@ -89,7 +94,10 @@ describe('light scrape, and URL refusals at the HTTP edge', () => {
     });
 
     it('answers 400 unsupported_url for pages that do not exist and URLs no plugin reads', async () => {
-      expect((await add({ url: `${site.base}/missing` })).body).toMatchObject({ error: 'unsupported_url', message: expect.stringContaining('404') });
+      expect((await add({ url: `${site.base}/missing` })).body).toMatchObject({
+        error: 'unsupported_url',
+        message: expect.stringContaining('404'),
+      });
       expect((await add({ url: 'ftp://example.com/x' })).body).toMatchObject({ error: 'unsupported_url' });
       expect((await add({ url: `${site.base}/about`, sourceType: 'rss' })).body).toMatchObject({ error: 'unsupported_url' });
     });
@@ -99,7 +107,10 @@ describe('light scrape, and URL refusals at the HTTP edge', () => {
       try {
         const r = await add({ url: site.base, sourceType: 'shopify' });
         expect(r.status).toBe(503);
-        expect(r.body).toMatchObject({ error: 'store_throttled', message: 'The store is rate-limiting requests; try again in a few minutes' });
+        expect(r.body).toMatchObject({
+          error: 'store_throttled',
+          message: 'The store is rate-limiting requests; try again in a few minutes',
+        });
       } finally {
         site.state.shopifyThrottled = false;
       }
@@ -118,7 +129,17 @@ describe('light scrape, and URL refusals at the HTTP edge', () => {
   });
 
   it('agent setup turns its sources into sources of the new knowledge base', async () => {
-    const r = await platform.http.post('/api/bots/setup', { name: 'From feed', sources: [{ url: `${site.base}/atom.xml`, sourceType: 'rss' }, { url: 'mailto:x@y', sourceType: 'url' }] }, { token: user.accessToken });
+    const r = await platform.http.post(
+      '/api/bots/setup',
+      {
+        name: 'From feed',
+        sources: [
+          { url: `${site.base}/atom.xml`, sourceType: 'rss' },
+          { url: 'mailto:x@y', sourceType: 'url' },
+        ],
+      },
+      { token: user.accessToken },
+    );
     expect(r.status).toBe(201);
     const setupKb = r.body.knowledgeBase.id;
     const list = await platform.http.get(`/api/knowledge/kb/${setupKb}/sources`, { token: user.accessToken });

@@ -1,15 +1,19 @@
+import type { SourcePlugin, SourceTarget } from '../../core/sources/source-plugin';
 import { createSourceRegistry } from '../../plugins/sources';
 import { productText } from '../../plugins/sources/shopify';
-import type { SourcePlugin, SourceTarget } from '../../core/sources/source-plugin';
 import { fixtureFetcher, testContext } from './fixtures/routing-fetcher';
-import { REWRITTEN_HOSTS, startFixtureSite, type FixtureSite } from './fixtures/site';
+import { type FixtureSite, REWRITTEN_HOSTS, startFixtureSite } from './fixtures/site';
 
 const registry = createSourceRegistry();
 const target = (plugin: SourcePlugin, url: string, options: Record<string, unknown> = {}): SourceTarget => ({
   url: plugin.normalize(url),
   options: registry.validateOptions(plugin.type, options),
 });
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as { code: string; message: string });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as { code: string; message: string },
+  );
 
 describe('linkedin, twitter and shopify plugins against local upstreams', () => {
   let site: FixtureSite;
@@ -30,16 +34,25 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
     it('recognises and normalises profile, company, post and article URLs', () => {
       expect(linkedin.recognizes(new URL('https://de.linkedin.com/in/jane'))).toBe(true);
       expect(linkedin.normalize('https://de.linkedin.com/in/jane-doe/recent-activity/?trk=x')).toBe('https://www.linkedin.com/in/jane-doe');
-      expect(linkedin.normalize('https://www.linkedin.com/company/fixture-corp/about/')).toBe('https://www.linkedin.com/company/fixture-corp');
-      expect(linkedin.normalize('https://www.linkedin.com/feed/update/urn:li:activity:712345/')).toBe('https://www.linkedin.com/feed/update/urn:li:activity:712345');
-      expect(() => linkedin.normalize('https://www.linkedin.com/jobs/view/1')).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_URL' }));
+      expect(linkedin.normalize('https://www.linkedin.com/company/fixture-corp/about/')).toBe(
+        'https://www.linkedin.com/company/fixture-corp',
+      );
+      expect(linkedin.normalize('https://www.linkedin.com/feed/update/urn:li:activity:712345/')).toBe(
+        'https://www.linkedin.com/feed/update/urn:li:activity:712345',
+      );
+      expect(() => linkedin.normalize('https://www.linkedin.com/jobs/view/1')).toThrow(
+        expect.objectContaining({ code: 'UNSUPPORTED_URL' }),
+      );
       expect(() => linkedin.normalize('https://example.com/in/jane')).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_URL' }));
     });
 
     it('reads what a public page serves (OpenGraph description), nothing more', async () => {
       const listing = await linkedin.listItems(target(linkedin, 'https://www.linkedin.com/in/jane-doe'), ctx);
       expect(listing.items).toHaveLength(1);
-      expect(listing.items[0].item).toMatchObject({ title: 'Jane Doe - Fixture Corp', text: 'Head of data at Fixture Corp. Writes about retrieval systems.' });
+      expect(listing.items[0].item).toMatchObject({
+        title: 'Jane Doe - Fixture Corp',
+        text: 'Head of data at Fixture Corp. Writes about retrieval systems.',
+      });
     });
 
     it('fails with unsupported_url when LinkedIn sends the sign-in wall', async () => {
@@ -72,8 +85,14 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
     });
 
     it('fails clearly for unknown posts and for profiles X hides from anonymous readers', async () => {
-      expect(await failure(twitter.listItems(target(twitter, 'https://x.com/jackfix/status/999'), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('not public') });
-      expect(await failure(twitter.listItems(target(twitter, 'https://x.com/jackfix'), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('signed-in users') });
+      expect(await failure(twitter.listItems(target(twitter, 'https://x.com/jackfix/status/999'), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('not public'),
+      });
+      expect(await failure(twitter.listItems(target(twitter, 'https://x.com/jackfix'), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('signed-in users'),
+      });
     });
   });
 
@@ -94,7 +113,12 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
       const products = listing.items.filter((i) => i.key.startsWith('product:'));
       expect(products).toHaveLength(300);
       const shirt = products[0].item!;
-      expect(shirt).toMatchObject({ key: 'product:1000', url: `${site.base}/products/linen-shirt`, title: 'Linen Shirt', author: 'Fixture Apparel' });
+      expect(shirt).toMatchObject({
+        key: 'product:1000',
+        url: `${site.base}/products/linen-shirt`,
+        title: 'Linen Shirt',
+        author: 'Fixture Apparel',
+      });
       expect(shirt.text).toContain('Vendor: Fixture Apparel');
       expect(shirt.text).toContain('Type: Shirts');
       expect(shirt.text).toContain('Tags: summer, linen');
@@ -104,7 +128,13 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
       expect(shirt.text).toContain('- M: 52.00, sold out (SKU LS-M)');
       expect(shirt.text).toContain('Breathable linen shirt for summer.');
       const pages = listing.items.filter((i) => i.key.startsWith('page:')).map((i) => i.url);
-      expect(pages).toEqual([`${site.base}/`, `${site.base}/about`, `${site.base}/faq`, `${site.base}/contact`, `${site.base}/shipping-policy`]);
+      expect(pages).toEqual([
+        `${site.base}/`,
+        `${site.base}/about`,
+        `${site.base}/faq`,
+        `${site.base}/contact`,
+        `${site.base}/shipping-policy`,
+      ]);
     });
 
     it('honours maxItems and includePages', async () => {
@@ -126,9 +156,15 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
     });
 
     it('renders a product without variants options as plain lines', () => {
-      expect(productText({ id: 1, title: 'Mug', vendor: 'V', tags: 'a, b', variants: [{ title: 'Default Title', price: '5', available: false }] })).toBe(
-        'Mug\nVendor: V\nTags: a, b\nPrice: 5.00\nAvailability: sold out',
-      );
+      expect(
+        productText({
+          id: 1,
+          title: 'Mug',
+          vendor: 'V',
+          tags: 'a, b',
+          variants: [{ title: 'Default Title', price: '5', available: false }],
+        }),
+      ).toBe('Mug\nVendor: V\nTags: a, b\nPrice: 5.00\nAvailability: sold out');
     });
   });
 });

@@ -1,16 +1,20 @@
-import { createSourceRegistry } from '../../plugins/sources';
-import { feedCandidates } from '../../plugins/sources/medium';
 import { closedPort } from '../../adapters/outbound/test-fixtures';
 import type { SourcePlugin, SourceTarget } from '../../core/sources/source-plugin';
+import { createSourceRegistry } from '../../plugins/sources';
+import { feedCandidates } from '../../plugins/sources/medium';
 import { fixtureFetcher, testContext } from './fixtures/routing-fetcher';
-import { REWRITTEN_HOSTS, startFixtureSite, type FixtureSite } from './fixtures/site';
+import { type FixtureSite, REWRITTEN_HOSTS, startFixtureSite } from './fixtures/site';
 
 const registry = createSourceRegistry();
 const target = (plugin: SourcePlugin, url: string, options: Record<string, unknown> = {}): SourceTarget => ({
   url: plugin.normalize(url),
   options: registry.validateOptions(plugin.type, options),
 });
-const failure = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as { code: string; message: string });
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as { code: string; message: string },
+  );
 
 describe('web source plugins against a local site', () => {
   let site: FixtureSite;
@@ -60,14 +64,25 @@ describe('web source plugins against a local site', () => {
     it('fetches an item, and fails clearly on missing pages and non-HTML URLs', async () => {
       const item = await url.fetchItem({ key: 'k', url: `${site.base}/faq` }, target(url, `${site.base}/faq`), ctx);
       expect(item.text).toContain('Returns are accepted within 30 days');
-      expect(await failure(url.probe!(target(url, `${site.base}/nope`), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('404') });
-      expect(await failure(url.probe!(target(url, `${site.base}/brochure.pdf`), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('application/pdf') });
+      expect(await failure(url.probe!(target(url, `${site.base}/nope`), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('404'),
+      });
+      expect(await failure(url.probe!(target(url, `${site.base}/brochure.pdf`), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('application/pdf'),
+      });
     });
 
     it('refuses internal addresses that are not on the allow list', async () => {
       const port = await closedPort();
-      expect(await failure(url.probe!(target(url, `http://127.0.0.1:${port}/`), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('non-public') });
-      expect(await failure(url.probe!(target(url, 'http://169.254.169.254/latest/meta-data/'), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL' });
+      expect(await failure(url.probe!(target(url, `http://127.0.0.1:${port}/`), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('non-public'),
+      });
+      expect(await failure(url.probe!(target(url, 'http://169.254.169.254/latest/meta-data/'), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+      });
     });
   });
 
@@ -83,7 +98,13 @@ describe('web source plugins against a local site', () => {
     it('reads the homepage and the brand pages it links to, nothing else', async () => {
       const listing = await website.listItems(target(website, `${site.base}/faq`), ctx);
       const keys = listing.items.map((i) => i.key);
-      expect(keys).toEqual([`${site.base}/`, `${site.base}/about`, `${site.base}/faq`, `${site.base}/contact`, `${site.base}/shipping-policy`]);
+      expect(keys).toEqual([
+        `${site.base}/`,
+        `${site.base}/about`,
+        `${site.base}/faq`,
+        `${site.base}/contact`,
+        `${site.base}/shipping-policy`,
+      ]);
       expect(listing.items[0].item!.excerpt).toBe('The fixture store homepage');
       expect(listing.items.find((i) => i.key.endsWith('/shipping-policy'))!.item!.text).toContain('two business days');
     });
@@ -119,15 +140,29 @@ describe('web source plugins against a local site', () => {
       const listing = await rss.listItems(target(rss, `${site.base}/atom.xml`), ctx);
       expect(listing.title).toBe('Atom Notes');
       expect(listing.items.map((i) => i.item)).toEqual([
-        expect.objectContaining({ key: 'urn:uuid:entry-1', url: 'http://atom.test/bees', text: 'Bees make honey from nectar collected across the meadow.', author: 'Bea Keeper', excerpt: 'Short summary about bees.' }),
-        expect.objectContaining({ key: 'urn:uuid:entry-2', title: 'Atom entry on hives', text: 'Hives need ventilation in summer.', publishedAt: '2024-03-02T12:00:00.000Z' }),
+        expect.objectContaining({
+          key: 'urn:uuid:entry-1',
+          url: 'http://atom.test/bees',
+          text: 'Bees make honey from nectar collected across the meadow.',
+          author: 'Bea Keeper',
+          excerpt: 'Short summary about bees.',
+        }),
+        expect.objectContaining({
+          key: 'urn:uuid:entry-2',
+          title: 'Atom entry on hives',
+          text: 'Hives need ventilation in summer.',
+          publishedAt: '2024-03-02T12:00:00.000Z',
+        }),
       ]);
     });
 
     it('follows the feed an HTML page advertises, and refuses pages without one', async () => {
       const listing = await rss.listItems(target(rss, `${site.base}/blog-home`), ctx);
       expect(listing.items).toHaveLength(3);
-      expect(await failure(rss.listItems(target(rss, `${site.base}/about`), ctx))).toMatchObject({ code: 'UNSUPPORTED_URL', message: expect.stringContaining('feed') });
+      expect(await failure(rss.listItems(target(rss, `${site.base}/about`), ctx))).toMatchObject({
+        code: 'UNSUPPORTED_URL',
+        message: expect.stringContaining('feed'),
+      });
     });
   });
 
@@ -135,20 +170,36 @@ describe('web source plugins against a local site', () => {
     const medium = registry.get('medium');
 
     it('recognises Medium, Substack, Ghost, WordPress and Blogger and maps them to their feeds', () => {
-      for (const u of ['https://medium.com/@alice', 'https://alice.medium.com/', 'https://alice.substack.com/', 'https://team.ghost.io/', 'https://me.wordpress.com/', 'https://me.blogspot.com/']) {
+      for (const u of [
+        'https://medium.com/@alice',
+        'https://alice.medium.com/',
+        'https://alice.substack.com/',
+        'https://team.ghost.io/',
+        'https://me.wordpress.com/',
+        'https://me.blogspot.com/',
+      ]) {
         expect(medium.recognizes(new URL(u))).toBe(true);
       }
       expect(medium.recognizes(new URL('https://example.com/blog'))).toBe(false);
       expect(medium.normalize('https://medium.com/@alice/why-typed-contracts-matter-abc123?source=rss')).toBe('https://medium.com/@alice');
       expect(() => medium.normalize('https://medium.com/')).toThrow(expect.objectContaining({ code: 'UNSUPPORTED_URL' }));
       expect(feedCandidates(medium.normalize('https://medium.com/@alice'))).toEqual(['https://medium.com/feed/@alice']);
-      expect(feedCandidates(medium.normalize('https://medium.com/towards-data/some-post'))).toEqual(['https://medium.com/feed/towards-data']);
+      expect(feedCandidates(medium.normalize('https://medium.com/towards-data/some-post'))).toEqual([
+        'https://medium.com/feed/towards-data',
+      ]);
       expect(feedCandidates(medium.normalize('https://alice.medium.com/post'))).toEqual(['https://alice.medium.com/feed']);
       expect(feedCandidates(medium.normalize('https://alice.substack.com/p/hello'))).toEqual(['https://alice.substack.com/feed']);
       expect(feedCandidates(medium.normalize('https://team.ghost.io/post/'))).toEqual(['https://team.ghost.io/rss/']);
       expect(feedCandidates(medium.normalize('https://me.wordpress.com/2024/01/x'))).toEqual(['https://me.wordpress.com/feed/']);
-      expect(feedCandidates(medium.normalize('https://me.blogspot.com/2024/x.html'))).toEqual(['https://me.blogspot.com/feeds/posts/default']);
-      expect(feedCandidates('https://blog.example.org/post')).toEqual(['https://blog.example.org/post', 'https://blog.example.org/feed', 'https://blog.example.org/rss', 'https://blog.example.org/feeds/posts/default']);
+      expect(feedCandidates(medium.normalize('https://me.blogspot.com/2024/x.html'))).toEqual([
+        'https://me.blogspot.com/feeds/posts/default',
+      ]);
+      expect(feedCandidates('https://blog.example.org/post')).toEqual([
+        'https://blog.example.org/post',
+        'https://blog.example.org/feed',
+        'https://blog.example.org/rss',
+        'https://blog.example.org/feeds/posts/default',
+      ]);
     });
 
     it('reads a Medium profile through medium.com/feed/@user', async () => {
@@ -157,7 +208,11 @@ describe('web source plugins against a local site', () => {
       expect(listing.items).toEqual([
         expect.objectContaining({
           key: 'https://medium.com/p/abc123',
-          item: expect.objectContaining({ title: 'Why typed contracts matter', author: 'Alice', text: 'Contracts\n\nA schema shared by server and client prevents drift between them.' }),
+          item: expect.objectContaining({
+            title: 'Why typed contracts matter',
+            author: 'Alice',
+            text: 'Contracts\n\nA schema shared by server and client prevents drift between them.',
+          }),
         }),
       ]);
     });

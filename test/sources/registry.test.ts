@@ -1,8 +1,9 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSourceRegistry, discoverSourcePlugins } from '../../plugins/sources';
+
 import { SourceRegistry } from '../../core/sources/source-registry';
+import { createSourceRegistry, discoverSourcePlugins } from '../../plugins/sources';
 import { ajvOptionsValidator } from '../../plugins/sources/options-validator';
 
 describe('source plugin discovery and registry', () => {
@@ -30,9 +31,14 @@ describe('source plugin discovery and registry', () => {
 
   it('validates options with the plugin schema and applies its defaults', () => {
     expect(registry.validateOptions('url', {})).toMatchObject({ crawlDepth: 0, maxPages: 20 });
-    expect(registry.validateOptions('rss', { maxItems: 5, visualEntityExtraction: true })).toMatchObject({ maxItems: 5, visualEntityExtraction: true });
+    expect(registry.validateOptions('rss', { maxItems: 5, visualEntityExtraction: true })).toMatchObject({
+      maxItems: 5,
+      visualEntityExtraction: true,
+    });
     expect(() => registry.validateOptions('url', { crawlDepth: 9 })).toThrow(expect.objectContaining({ code: 'VALIDATION' }));
-    expect(() => registry.validateOptions('rss', { mediaEmbeddingStrategy: 'magic' })).toThrow(expect.objectContaining({ code: 'VALIDATION' }));
+    expect(() => registry.validateOptions('rss', { mediaEmbeddingStrategy: 'magic' })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION' }),
+    );
   });
 
   it('refuses unknown types with the list of known ones', () => {

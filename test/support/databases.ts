@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+
 import pg from 'pg';
+
 import { type Database, openDatabase } from '../../adapters/postgres/database';
 
 /** Tests against the real services of this machine run only when TEST_REAL_SERVICES=1 (CI sets it). */

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
 import type { Container } from 'inversify';
+
 import { loadConfig } from '../../adapters/config/load-config';
 import type { PlatformConfig } from '../../adapters/config/platform-config';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt.password-hasher';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { HttpClient } from './http';
 
 export interface TestUser {
@@ -43,8 +44,18 @@ export async function switchTo(http: HttpClient, user: TestUser, organizationId:
 }
 
 /** Owner invites, the invitee accepts with their own token, then works in that organization. */
-export async function joinOrganization(http: HttpClient, owner: TestUser, organizationId: string, member: TestUser, role: 'admin' | 'member' | 'viewer') {
-  const invite = await http.post(`/api/organizations/${organizationId}/invitations`, { email: member.email, role }, { token: owner.accessToken });
+export async function joinOrganization(
+  http: HttpClient,
+  owner: TestUser,
+  organizationId: string,
+  member: TestUser,
+  role: 'admin' | 'member' | 'viewer',
+) {
+  const invite = await http.post(
+    `/api/organizations/${organizationId}/invitations`,
+    { email: member.email, role },
+    { token: owner.accessToken },
+  );
   if (invite.status !== 201) throw new Error(`invite failed: ${invite.status} ${invite.text}`);
   const accept = await http.post('/api/invitations/accept', { token: invite.body.token }, { token: member.accessToken });
   if (accept.status !== 200) throw new Error(`accept failed: ${accept.status} ${accept.text}`);

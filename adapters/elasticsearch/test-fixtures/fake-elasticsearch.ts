@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { BaseConnection, Client, type ConnectionRequestParams } from '@elastic/elasticsearch';
 
 export interface RecordedRequest {

@@ -1,6 +1,14 @@
 import type { AgentDeps } from '../../../core/agents/agent-deps';
 import { listAgentGrants, setAgentGrant } from '../../../core/agents/agent-grants';
-import { agentUsage, deleteImpact, draftStatus, getAgent, indexingStatus, listAgents, listAgentVersions } from '../../../core/agents/agent-queries';
+import {
+  agentUsage,
+  deleteImpact,
+  draftStatus,
+  getAgent,
+  indexingStatus,
+  listAgents,
+  listAgentVersions,
+} from '../../../core/agents/agent-queries';
 import { setupAgent } from '../../../core/agents/agent-setup';
 import { createAgent } from '../../../core/agents/create-agent';
 import { deleteAgent } from '../../../core/agents/delete-agent';
@@ -29,7 +37,10 @@ export function agentRoutes(d: AgentDeps): HandlerMap {
       return { status: 204 };
     },
     agentUsage: async (ctx) => ({ status: 200, body: await agentUsage(d, requireActor(ctx), ctx.params.id) }),
-    listAgentVersions: async (ctx) => ({ status: 200, body: await listAgentVersions(d, requireActor(ctx), ctx.params.id, page(ctx.query)) }),
+    listAgentVersions: async (ctx) => ({
+      status: 200,
+      body: await listAgentVersions(d, requireActor(ctx), ctx.params.id, page(ctx.query)),
+    }),
     revertAgentVersion: async (ctx) => {
       const r = await revertAgent(d, requireActor(ctx), ctx.params.id, Number(ctx.params.version), ctx.body?.notes);
       return { status: 200, body: { success: true, bot: r.bot, message: r.message } };
@@ -41,8 +52,14 @@ export function agentRoutes(d: AgentDeps): HandlerMap {
     publishAgent: async (ctx) => ({ status: 200, body: await moveAgent(d, requireActor(ctx), ctx.params.id, 'publish') }),
     agentIndexingStatus: async (ctx) => ({ status: 200, body: await indexingStatus(d, requireActor(ctx), ctx.params.id) }),
     agentDeleteImpact: async (ctx) => ({ status: 200, body: await deleteImpact(d, requireActor(ctx), ctx.params.id) }),
-    publishAgentDistribution: async (ctx) => ({ status: 200, body: await publishDistribution(d, requireActor(ctx), ctx.params.id, ctx.body) }),
+    publishAgentDistribution: async (ctx) => ({
+      status: 200,
+      body: await publishDistribution(d, requireActor(ctx), ctx.params.id, ctx.body),
+    }),
     listAgentGrants: async (ctx) => ({ status: 200, body: await listAgentGrants(d, requireActor(ctx), ctx.params.id) }),
-    setAgentGrant: async (ctx) => ({ status: 200, body: await setAgentGrant(d, requireActor(ctx), ctx.params.id, ctx.params.userId, ctx.body.permissions) }),
+    setAgentGrant: async (ctx) => ({
+      status: 200,
+      body: await setAgentGrant(d, requireActor(ctx), ctx.params.id, ctx.params.userId, ctx.body.permissions),
+    }),
   };
 }

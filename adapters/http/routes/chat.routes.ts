@@ -1,8 +1,8 @@
 import type { Request, Response } from 'express';
+
 import { prepareAgentChat } from '../../../core/chat/agent-chat';
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, type PreparedChat, runChat } from '../../../core/chat/chat-pipeline';
-import { createConversation } from '../../../core/conversations/create-conversation';
 import {
   getConversation,
   getConversationVariables,
@@ -11,6 +11,7 @@ import {
   listMessages,
   setConversationVariables,
 } from '../../../core/conversations/conversations';
+import { createConversation } from '../../../core/conversations/create-conversation';
 import { pageRequest } from '../../../core/shared/pagination';
 import { toHttpError } from '../error-mapper';
 import { type HandlerContext, type HandlerMap, requireActor } from '../handler';
@@ -39,7 +40,16 @@ export interface ChatStreamFormat {
 
 export const platformStreamFormat = (options: { includeSources?: boolean } = {}): ChatStreamFormat => ({
   token: (token) => ({ token }),
-  done: (r) => [{ done: true, ...(options.includeSources === false ? {} : { sources: r.sources }), usage: r.usage, conversationId: r.conversationId, messageId: r.messageId, ...(r.voice !== undefined ? { voice: r.voice } : {}) }],
+  done: (r) => [
+    {
+      done: true,
+      ...(options.includeSources === false ? {} : { sources: r.sources }),
+      usage: r.usage,
+      conversationId: r.conversationId,
+      messageId: r.messageId,
+      ...(r.voice !== undefined ? { voice: r.voice } : {}),
+    },
+  ],
   error: (e) => {
     const { body } = toHttpError(e);
     return { error: body.error, message: body.message, ...(body.code ? { code: body.code } : {}) };
@@ -69,13 +79,15 @@ export async function streamChat(
     for (const frame of format.start?.() ?? []) await sse.send(frame);
   };
   try {
-    const result = precomputed ?? await runChat(deps, prepared, {
-      signal,
-      onToken: async (token) => {
-        await open();
-        await sse.send(format.token(token));
-      },
-    });
+    const result =
+      precomputed ??
+      (await runChat(deps, prepared, {
+        signal,
+        onToken: async (token) => {
+          await open();
+          await sse.send(format.token(token));
+        },
+      }));
     await open();
     for (const frame of format.done(result)) await sse.send(frame);
     if (format.trailer) await sse.raw(format.trailer);
@@ -97,16 +109,28 @@ export function chatRoutes(d: ChatDeps): HandlerMap {
   return {
     chatWithAgent: async (ctx) => answerChat(d, await prepareAgentChat(d, requireActor(ctx), ctx.params.id, ctx.body, 'chat'), ctx),
     previewChat: async (ctx) => answerChat(d, await prepareAgentChat(d, requireActor(ctx), ctx.params.id, ctx.body, 'preview'), ctx),
-    createConversation: async (ctx) => ({ status: 201, body: { success: true, data: await createConversation(d, requireActor(ctx), ctx.params.id, ctx.body) } }),
+    createConversation: async (ctx) => ({
+      status: 201,
+      body: { success: true, data: await createConversation(d, requireActor(ctx), ctx.params.id, ctx.body) },
+    }),
     listConversations: async (ctx) => {
       const page = pageRequest(ctx.query, { limit: 50, max: 200 });
       const q = ctx.query as { botId?: string; userId?: string; platform?: string };
-      return { status: 200, body: await listConversations(d, requireActor(ctx), { ...page, botId: q.botId, userId: q.userId, platform: q.platform }) };
+      return {
+        status: 200,
+        body: await listConversations(d, requireActor(ctx), { ...page, botId: q.botId, userId: q.userId, platform: q.platform }),
+      };
     },
     getConversation: async (ctx) => ({ status: 200, body: await getConversation(d, requireActor(ctx), ctx.params.id) }),
     listConversationMessages: async (ctx) => ({ status: 200, body: await listMessages(d, requireActor(ctx), ctx.params.id) }),
-    setConversationVariables: async (ctx) => ({ status: 200, body: await setConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body) }),
-    getConversationVariables: async (ctx) => ({ status: 200, body: await getConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId) }),
+    setConversationVariables: async (ctx) => ({
+      status: 200,
+      body: await setConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body),
+    }),
+    getConversationVariables: async (ctx) => ({
+      status: 200,
+      body: await getConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId),
+    }),
     createContextToken: async (ctx) => ({ status: 200, body: await issueContextToken(d, requireActor(ctx), ctx.params.id, ctx.body) }),
   };
 }

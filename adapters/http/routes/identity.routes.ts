@@ -1,4 +1,4 @@
-import { createApiKey, listApiKeys, revokeApiKey, type ApiKeyDeps } from '../../../core/api-keys/api-keys';
+import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../../core/api-keys/api-keys';
 import { login, refresh, register, switchOrganization } from '../../../core/identity/authenticate';
 import { completeGoogleSignIn, type OAuthIdentityProvider, startGoogleSignIn } from '../../../core/identity/google-sign-in';
 import type { IdentityDeps } from '../../../core/identity/identity-deps';
@@ -42,18 +42,31 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
     googleCallback: async ({ query, res }) => {
       if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Google sign-in was not completed: ${query.error}`);
       if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
-      const session = await completeGoogleSignIn(d.identity, d.google, { code: query.code, state: query.state, redirectUri: googleRedirectUri() });
+      const session = await completeGoogleSignIn(d.identity, d.google, {
+        code: query.code,
+        state: query.state,
+        redirectUri: googleRedirectUri(),
+      });
       const fragment = new URLSearchParams({ accessToken: session.accessToken, refreshToken: session.refreshToken });
       res.redirect(302, `${d.appUrl.replace(/\/$/, '')}/auth/callback#${fragment}`);
     },
-    createInvitation: async (ctx) => ({ status: 201, body: await inviteMember(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.body) }),
-    listInvitations: async (ctx) => ({ status: 200, body: { invitations: await listInvitations(d.organizations, requireActor(ctx), ctx.params.orgId) } }),
+    createInvitation: async (ctx) => ({
+      status: 201,
+      body: await inviteMember(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.body),
+    }),
+    listInvitations: async (ctx) => ({
+      status: 200,
+      body: { invitations: await listInvitations(d.organizations, requireActor(ctx), ctx.params.orgId) },
+    }),
     revokeInvitation: async (ctx) => {
       await revokeInvitation(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.params.id);
       return { status: 204 };
     },
     acceptInvitation: async (ctx) => ({ status: 200, body: await acceptInvitation(d.organizations, requireActor(ctx), ctx.body.token) }),
-    listMembers: async (ctx) => ({ status: 200, body: { members: await listMembers(d.organizations, requireActor(ctx), ctx.params.orgId) } }),
+    listMembers: async (ctx) => ({
+      status: 200,
+      body: { members: await listMembers(d.organizations, requireActor(ctx), ctx.params.orgId) },
+    }),
     changeMemberRole: async (ctx) => ({
       status: 200,
       body: { member: await changeMemberRole(d.organizations, requireActor(ctx), ctx.params.orgId, ctx.params.userId, ctx.body.role) },

@@ -1,5 +1,6 @@
 import busboy from 'busboy';
 import type { Request } from 'express';
+
 import { DomainError } from '../../../core/shared/errors';
 
 export interface ReceivedFile {

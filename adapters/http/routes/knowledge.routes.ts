@@ -1,7 +1,13 @@
 import { agentDeleteImpact, linkKnowledgeBase, listAgentKnowledgeBases, unlinkKnowledgeBase } from '../../../core/knowledge/agent-links';
 import { deleteDocument, extractText, getDocument, listDocuments, retryDocument, uploadDocument } from '../../../core/knowledge/documents';
 import { knowledgeBaseFor } from '../../../core/knowledge/kb-access';
-import { createKnowledgeBase, deleteKnowledgeBase, getKnowledgeBase, listKnowledgeBases, updateKnowledgeBase } from '../../../core/knowledge/knowledge-bases';
+import {
+  createKnowledgeBase,
+  deleteKnowledgeBase,
+  getKnowledgeBase,
+  listKnowledgeBases,
+  updateKnowledgeBase,
+} from '../../../core/knowledge/knowledge-bases';
 import type { KnowledgeDeps } from '../../../core/knowledge/knowledge-deps';
 import { clearSearchLog, knowledgeMap, listSearchLog } from '../../../core/knowledge/knowledge-views';
 import { searchKnowledge } from '../../../core/knowledge/search';
@@ -34,9 +40,13 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       // permission and existence first, so a refused upload is not read at all
       await knowledgeBaseFor(d.store.repos, actor, ctx.params.id, 'edit');
       const file = await readMultipartFile(ctx.req, { maxBytes });
-      return ok(await uploadDocument(d, actor, ctx.params.id, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }), 201);
+      return ok(
+        await uploadDocument(d, actor, ctx.params.id, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }),
+        201,
+      );
     },
-    listDocuments: async (ctx) => ok(await listDocuments(d, requireActor(ctx), ctx.params.id, { ...page(ctx.query), status: ctx.query.status })),
+    listDocuments: async (ctx) =>
+      ok(await listDocuments(d, requireActor(ctx), ctx.params.id, { ...page(ctx.query), status: ctx.query.status })),
     getDocument: async (ctx) => ok(await getDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),
     deleteDocument: async (ctx) => ok(await deleteDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),
     retryDocument: async (ctx) => ok(await retryDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),

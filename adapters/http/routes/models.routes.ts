@@ -13,7 +13,10 @@ import type { Model } from '../../../core/models/model';
 import { type HandlerMap, requireActor } from '../handler';
 
 const view = ({ useCases: _useCases, ...m }: Model) => m;
-const page = (models: Model[], extra: Record<string, unknown> = {}) => ({ status: 200, body: { success: true, models: models.map(view), count: models.length, ...extra } });
+const page = (models: Model[], extra: Record<string, unknown> = {}) => ({
+  status: 200,
+  body: { success: true, models: models.map(view), count: models.length, ...extra },
+});
 
 export function modelRoutes(d: CatalogueDeps): HandlerMap {
   return {
@@ -23,7 +26,10 @@ export function modelRoutes(d: CatalogueDeps): HandlerMap {
     modelsByUseCase: async ({ params }) => page(await modelsForUseCase(d, params.usecase), { usecase: params.usecase }),
     searchModels: async ({ params }) => page(await searchModels(d, params.query), { query: params.query }),
     getModel: async ({ params }) => ({ status: 200, body: { success: true, model: view(await getModel(d, params.id)) } }),
-    validateModel: async ({ params }) => ({ status: 200, body: { success: true, modelId: params.id, validation: await validateModel(d, params.id) } }),
+    validateModel: async ({ params }) => ({
+      status: 200,
+      body: { success: true, modelId: params.id, validation: await validateModel(d, params.id) },
+    }),
     triggerModelSync: async (ctx) => ({ status: 200, body: { success: true, ...(await syncModels(d, requireActor(ctx))) } }),
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, runChat } from '../../../core/chat/chat-pipeline';
 import { type CompatRequest, listCompatModels, prepareCompatChat } from '../../../core/chat/openai-compat';
@@ -8,7 +9,12 @@ import { abortOnDisconnect } from '../sse';
 import { type ChatStreamFormat, streamChat } from './chat.routes';
 
 const finishReason = (r: ChatResult) => (r.finishReason === 'length' ? 'length' : 'stop');
-const usageOf = (r: ChatResult) => ({ prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens, cost: r.usage.cost });
+const usageOf = (r: ChatResult) => ({
+  prompt_tokens: r.usage.promptTokens,
+  completion_tokens: r.usage.completionTokens,
+  total_tokens: r.usage.totalTokens,
+  cost: r.usage.cost,
+});
 
 /** OpenAI `chat.completion.chunk` frames, ending with `data: [DONE]`. */
 function chunkFormat(id: string, model: string, created: number, includeUsage: boolean, wholeAnswer: boolean): ChatStreamFormat {
@@ -62,7 +68,14 @@ export function openAiCompatRoutes(d: ChatDeps): HandlerMap {
           object: 'chat.completion',
           created,
           model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: r.response, refusal: null }, logprobs: null, finish_reason: finishReason(r) }],
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: r.response, refusal: null },
+              logprobs: null,
+              finish_reason: finishReason(r),
+            },
+          ],
           usage: usageOf(r),
           sources: r.sources,
           conversation_id: r.conversationId,

@@ -1,5 +1,5 @@
 import { recordAudit } from '../../../core/audit/audit-log';
-import { topUp, walletOf, type BillingDeps } from '../../../core/billing/billing';
+import { type BillingDeps, topUp, walletOf } from '../../../core/billing/billing';
 import { requireOrgPermission, requireSuperadmin } from '../../../core/identity/policy';
 import { type HandlerMap, requireActor } from '../handler';
 

@@ -6,11 +6,26 @@ import { type HandlerMap, requireActor } from '../handler';
 export function promptRoutes(d: PromptDeps): HandlerMap {
   return {
     savePromptConfigVersion: async (ctx) => ({ status: 201, body: await savePromptConfig(d, requireActor(ctx), ctx.params.id, ctx.body) }),
-    listPromptConfigVersions: async (ctx) => ({ status: 200, body: await listPromptConfigVersions(d, requireActor(ctx), ctx.params.id, ctx.query.limit ?? 50) }),
-    getPromptConfigVersion: async (ctx) => ({ status: 200, body: await getPromptConfigVersion(d, requireActor(ctx), ctx.params.id, ctx.params.versionId) }),
-    publishPromptConfig: async (ctx) => ({ status: 200, body: await publishPromptConfig(d, requireActor(ctx), ctx.params.id, ctx.body?.versionId) }),
+    listPromptConfigVersions: async (ctx) => ({
+      status: 200,
+      body: await listPromptConfigVersions(d, requireActor(ctx), ctx.params.id, ctx.query.limit ?? 50),
+    }),
+    getPromptConfigVersion: async (ctx) => ({
+      status: 200,
+      body: await getPromptConfigVersion(d, requireActor(ctx), ctx.params.id, ctx.params.versionId),
+    }),
+    publishPromptConfig: async (ctx) => ({
+      status: 200,
+      body: await publishPromptConfig(d, requireActor(ctx), ctx.params.id, ctx.body?.versionId),
+    }),
     listPromptSections: async (ctx) => ({ status: 200, body: await listPromptSections(d, requireActor(ctx), ctx.params.id) }),
-    resetPromptSection: async (ctx) => ({ status: 200, body: await resetPromptSection(d, requireActor(ctx), ctx.params.id, ctx.params.type, ctx.query.instanceRef ?? null) }),
-    writePromptConfigSection: async (ctx) => ({ status: 200, body: await writeLegacySection(d, requireActor(ctx), ctx.params.id, ctx.params.type, ctx.body) }),
+    resetPromptSection: async (ctx) => ({
+      status: 200,
+      body: await resetPromptSection(d, requireActor(ctx), ctx.params.id, ctx.params.type, ctx.query.instanceRef ?? null),
+    }),
+    writePromptConfigSection: async (ctx) => ({
+      status: 200,
+      body: await writeLegacySection(d, requireActor(ctx), ctx.params.id, ctx.params.type, ctx.body),
+    }),
   };
 }

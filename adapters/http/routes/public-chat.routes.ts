@@ -1,8 +1,8 @@
 import type { Agent } from '../../../core/agents/agent';
 import { runChat } from '../../../core/chat/chat-pipeline';
 import { type PresenceEvent, publishOperatorEvent, subscribePresence } from '../../../core/public-chat/presence';
-import { admitPublicUpload, getPublicAttachment, storePublicAttachment } from '../../../core/public-chat/public-attachments';
 import { getPublicAgent, loadPublicAgent } from '../../../core/public-chat/public-agent';
+import { admitPublicUpload, getPublicAttachment, storePublicAttachment } from '../../../core/public-chat/public-attachments';
 import { preparePublicChat } from '../../../core/public-chat/public-chat';
 import type { PublicChatDeps } from '../../../core/public-chat/public-chat-deps';
 import {
@@ -32,7 +32,10 @@ const withRetryAfter =
     try {
       return await handler(ctx);
     } catch (e) {
-      const seconds = isDomainError(e) && e.code === 'RATE_LIMITED' ? (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds : undefined;
+      const seconds =
+        isDomainError(e) && e.code === 'RATE_LIMITED'
+          ? (e.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+          : undefined;
       if (seconds !== undefined && !ctx.res.headersSent) ctx.res.setHeader('Retry-After', String(seconds));
       throw e;
     }
@@ -69,12 +72,25 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
   const clientIp = (ctx: HandlerContext) => ctx.identity.clientIp ?? '';
   return {
     getPublicAgent: async (ctx) => ok(await getPublicAgent(d.chat.store.repos, ctx.params.slug, ctx.actor)),
-    createPublicConversation: withRetryAfter(async (ctx) => ok({ success: true, data: await createPublicConversation(d, await agentOf(ctx), ctx.body.anonymousId, clientIp(ctx)) })),
-    listPublicConversations: async (ctx) => ok(await listPublicConversations(d, await agentOf(ctx), ctx.query.anonymousId, pageRequest(ctx.query, { limit: 20, max: 100 }))),
+    createPublicConversation: withRetryAfter(async (ctx) =>
+      ok({ success: true, data: await createPublicConversation(d, await agentOf(ctx), ctx.body.anonymousId, clientIp(ctx)) }),
+    ),
+    listPublicConversations: async (ctx) =>
+      ok(await listPublicConversations(d, await agentOf(ctx), ctx.query.anonymousId, pageRequest(ctx.query, { limit: 20, max: 100 }))),
     listPublicConversationMessages: async (ctx) =>
-      ok(await listPublicMessages(d, await agentOf(ctx), ctx.query.anonymousId, ctx.params.conversationId, pageRequest(ctx.query, { limit: 50, max: 100 }))),
-    renamePublicConversation: async (ctx) => ok(await renamePublicConversation(d, await agentOf(ctx), ctx.body.anonymousId, ctx.params.conversationId, ctx.body.title)),
-    deletePublicConversation: async (ctx) => ok(await deletePublicConversation(d, await agentOf(ctx), ctx.query.anonymousId, ctx.params.conversationId)),
+      ok(
+        await listPublicMessages(
+          d,
+          await agentOf(ctx),
+          ctx.query.anonymousId,
+          ctx.params.conversationId,
+          pageRequest(ctx.query, { limit: 50, max: 100 }),
+        ),
+      ),
+    renamePublicConversation: async (ctx) =>
+      ok(await renamePublicConversation(d, await agentOf(ctx), ctx.body.anonymousId, ctx.params.conversationId, ctx.body.title)),
+    deletePublicConversation: async (ctx) =>
+      ok(await deletePublicConversation(d, await agentOf(ctx), ctx.query.anonymousId, ctx.params.conversationId)),
     publicChat: withRetryAfter(async (ctx) => {
       const prepared = await preparePublicChat(d, await agentOf(ctx), ctx.body, clientIp(ctx));
       if (prepared.stream) return streamChat(d.chat, prepared, ctx.req, ctx.res, publicStreamFormat);
@@ -86,10 +102,22 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
       // Refusals (403, 429) come before the body is read.
       const anonymousId = await admitPublicUpload(d, agent, ctx.query.anonymousId, clientIp(ctx));
       const file = await readMultipartFile(ctx.req, { maxBytes: d.attachments.settings.maxBytes });
-      return ok(await storePublicAttachment(d, agent, anonymousId, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }));
+      return ok(
+        await storePublicAttachment(d, agent, anonymousId, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }),
+      );
     }),
-    getPublicAttachment: async (ctx) => ok(await getPublicAttachment(d, await agentOf(ctx), ctx.query.anonymousId, ctx.params.attachmentId, ctx.req.headers['x-attachment-token'])),
+    getPublicAttachment: async (ctx) =>
+      ok(
+        await getPublicAttachment(
+          d,
+          await agentOf(ctx),
+          ctx.query.anonymousId,
+          ctx.params.attachmentId,
+          ctx.req.headers['x-attachment-token'],
+        ),
+      ),
     publicConversationEvents: async (ctx) => presenceStream(d, await agentOf(ctx), ctx),
-    publishOperatorEvent: async (ctx) => ok(await publishOperatorEvent(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body), 202),
+    publishOperatorEvent: async (ctx) =>
+      ok(await publishOperatorEvent(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body), 202),
   };
 }

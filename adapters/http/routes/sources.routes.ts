@@ -1,5 +1,5 @@
-import { addSource, deleteSource, listSources, requestSync } from '../../../core/sources/manage-sources';
 import { lightScrape } from '../../../core/sources/light-scrape';
+import { addSource, deleteSource, listSources, requestSync } from '../../../core/sources/manage-sources';
 import type { SourcesDeps } from '../../../core/sources/sources-deps';
 import { type HandlerMap, requireActor } from '../handler';
 
@@ -7,8 +7,14 @@ export function sourceRoutes(d: SourcesDeps): HandlerMap {
   return {
     addKnowledgeSource: async (ctx) => ({ status: 201, body: await addSource(d, requireActor(ctx), ctx.params.id, ctx.body) }),
     listKnowledgeSources: async (ctx) => ({ status: 200, body: await listSources(d, requireActor(ctx), ctx.params.id) }),
-    syncKnowledgeSource: async (ctx) => ({ status: 200, body: await requestSync(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId) }),
-    deleteKnowledgeSource: async (ctx) => ({ status: 200, body: await deleteSource(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId) }),
+    syncKnowledgeSource: async (ctx) => ({
+      status: 200,
+      body: await requestSync(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId),
+    }),
+    deleteKnowledgeSource: async (ctx) => ({
+      status: 200,
+      body: await deleteSource(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId),
+    }),
     lightScrape: async (ctx) => ({ status: 200, body: await lightScrape(d, requireActor(ctx), ctx.body.urls) }),
   };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+
 import type { Migration } from '../migrator';
 
 export const identityMigration: Migration = {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+
 import type { Migration } from '../migrator';
 
 /**
@@ -16,7 +17,9 @@ export const agentLifecycleMigration: Migration = {
       t.timestamp('reviewed_at', { useTz: true });
       t.timestamp('published_at', { useTz: true });
     });
-    await db.raw(`CREATE INDEX agents_marketplace_idx ON agents (published_at DESC) WHERE slug IS NOT NULL AND deleted_at IS NULL AND status = 'published'`);
+    await db.raw(
+      `CREATE INDEX agents_marketplace_idx ON agents (published_at DESC) WHERE slug IS NOT NULL AND deleted_at IS NULL AND status = 'published'`,
+    );
 
     await db.schema.createTable('agent_versions', (t) => {
       t.uuid('id').primary();

@@ -10,5 +10,13 @@ import { publicChatMigration } from './0007_public_chat';
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
   table: 'knex_migrations',
-  migrations: [identityMigration, agentsMigration, knowledgeMigration, agentLifecycleMigration, modelsMigration, chatMigration, publicChatMigration].sort((a, b) => a.name.localeCompare(b.name)),
+  migrations: [
+    identityMigration,
+    agentsMigration,
+    knowledgeMigration,
+    agentLifecycleMigration,
+    modelsMigration,
+    chatMigration,
+    publicChatMigration,
+  ].sort((a, b) => a.name.localeCompare(b.name)),
 };

@@ -26,13 +26,25 @@ export class KnexAgentKnowledgeLinks implements KnowledgeLinks {
     await remove.delete();
     if (!knowledgeBaseIds.length) return;
     await this.db()('agent_knowledge_bases')
-      .insert(knowledgeBaseIds.map((id) => ({ agent_id: agentId, knowledge_base_id: id, organization_id: organizationId, permissions: JSON.stringify({}), priority: 0, linked_at: at })))
+      .insert(
+        knowledgeBaseIds.map((id) => ({
+          agent_id: agentId,
+          knowledge_base_id: id,
+          organization_id: organizationId,
+          permissions: JSON.stringify({}),
+          priority: 0,
+          linked_at: at,
+        })),
+      )
       .onConflict(['agent_id', 'knowledge_base_id'])
       .ignore();
   }
 
   async linkedIds(agentId: string) {
-    const rows = await this.db()('agent_knowledge_bases').where({ agent_id: agentId }).orderBy([{ column: 'priority', order: 'desc' }, 'linked_at', 'knowledge_base_id']).select('knowledge_base_id');
+    const rows = await this.db()('agent_knowledge_bases')
+      .where({ agent_id: agentId })
+      .orderBy([{ column: 'priority', order: 'desc' }, 'linked_at', 'knowledge_base_id'])
+      .select('knowledge_base_id');
     return rows.map((r) => r.knowledge_base_id as string);
   }
 

@@ -1,6 +1,6 @@
 import type { Agent, AgentGrant, AgentPatch, AgentRepository } from '../../../core/agents/agent';
-import { DomainError } from '../../../core/shared/errors';
 import type { ResourcePermission } from '../../../core/identity/policy';
+import { DomainError } from '../../../core/shared/errors';
 import type { DbHandle } from '../knex-store';
 import { iso, isoOrNull } from './rows';
 
@@ -73,7 +73,13 @@ export class KnexAgentRepository implements AgentRepository {
   constructor(private readonly db: DbHandle) {}
 
   async create(a: Agent) {
-    await this.db()('agents').insert({ id: a.id, organization_id: a.organizationId, created_by: a.createdBy, created_at: a.createdAt, ...toRow(a as unknown as Record<string, unknown>) });
+    await this.db()('agents').insert({
+      id: a.id,
+      organization_id: a.organizationId,
+      created_by: a.createdBy,
+      created_at: a.createdAt,
+      ...toRow(a as unknown as Record<string, unknown>),
+    });
   }
 
   async findById(organizationId: string, id: string, options: { includeDeleted?: boolean } = {}) {
@@ -111,7 +117,9 @@ export class KnexAgentRepository implements AgentRepository {
         .whereNotNull('slug')
         .whereNull('deleted_at')
         .whereRaw(`coalesce((distribution->>'require_org_membership')::boolean, false) = false`)
-        .whereRaw(`coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(distribution->'allowed_group_ids') = 'array' THEN distribution->'allowed_group_ids' END), 0) = 0`);
+        .whereRaw(
+          `coalesce(jsonb_array_length(CASE WHEN jsonb_typeof(distribution->'allowed_group_ids') = 'array' THEN distribution->'allowed_group_ids' END), 0) = 0`,
+        );
     const [{ n }] = await base().count({ n: '*' });
     const rows = await base().orderBy('published_at', 'desc').orderBy('id').limit(page.limit).offset(page.offset);
     return { items: rows.map(toAgent), total: Number(n) };
@@ -135,7 +143,10 @@ export class KnexAgentRepository implements AgentRepository {
   }
 
   async softDelete(organizationId: string, id: string, at: string) {
-    const n = await this.db()('agents').where({ id, organization_id: organizationId }).whereNull('deleted_at').update({ deleted_at: at, updated_at: at });
+    const n = await this.db()('agents')
+      .where({ id, organization_id: organizationId })
+      .whereNull('deleted_at')
+      .update({ deleted_at: at, updated_at: at });
     return n === 1;
   }
 
@@ -145,12 +156,16 @@ export class KnexAgentRepository implements AgentRepository {
 
   async grantsFor(agentId: string, userId: string) {
     const r = await this.db()('agent_grants').where({ agent_id: agentId, user_id: userId }).first();
-    return ((r?.permissions as ResourcePermission[] | undefined) ?? []);
+    return (r?.permissions as ResourcePermission[] | undefined) ?? [];
   }
 
   async listGrants(agentId: string) {
     const rows = await this.db()('agent_grants').where({ agent_id: agentId }).orderBy('user_id');
-    return rows.map((r) => ({ agentId: r.agent_id as string, userId: r.user_id as string, permissions: r.permissions as ResourcePermission[] }));
+    return rows.map((r) => ({
+      agentId: r.agent_id as string,
+      userId: r.user_id as string,
+      permissions: r.permissions as ResourcePermission[],
+    }));
   }
 
   async setGrant(g: AgentGrant) {

@@ -26,7 +26,11 @@ export class KnexAgentUsageReader implements AgentUsageReader {
   }
 
   async conversationCount(organizationId: string, agentId: string) {
-    const r = await this.db()('conversations').where({ organization_id: organizationId, agent_id: agentId }).whereNull('deleted_at').count({ n: '*' }).first();
+    const r = await this.db()('conversations')
+      .where({ organization_id: organizationId, agent_id: agentId })
+      .whereNull('deleted_at')
+      .count({ n: '*' })
+      .first();
     return Number(r?.n ?? 0);
   }
 }

@@ -36,7 +36,11 @@ export class KnexAgentVersionRepository implements AgentVersionRepository {
 
   async list(agentId: string, page: { limit: number; offset: number }) {
     const [{ n }] = await this.db()('agent_versions').where({ agent_id: agentId }).count({ n: '*' });
-    const rows = await this.db()('agent_versions').where({ agent_id: agentId }).orderBy('version', 'desc').limit(page.limit).offset(page.offset);
+    const rows = await this.db()('agent_versions')
+      .where({ agent_id: agentId })
+      .orderBy('version', 'desc')
+      .limit(page.limit)
+      .offset(page.offset);
     return { items: rows.map(toVersion), total: Number(n) };
   }
 

@@ -44,7 +44,10 @@ export class KnexApiKeyRepository implements ApiKeyRepository {
   }
 
   async listForOrganization(organizationId: string) {
-    const rows = await this.db()('api_keys').where({ organization_id: organizationId }).whereNull('revoked_at').orderBy('created_at', 'desc');
+    const rows = await this.db()('api_keys')
+      .where({ organization_id: organizationId })
+      .whereNull('revoked_at')
+      .orderBy('created_at', 'desc');
     return rows.map(toKey);
   }
 

@@ -54,7 +54,12 @@ export class KnexAttachmentRepository implements AttachmentRepository {
     return r ? toAttachment(r) : null;
   }
 
-  async transition(id: string, from: AttachmentStatus[], to: AttachmentStatus, patch?: Partial<Pick<Attachment, 'extractedText' | 'error' | 'processedAt'>> & { updatedAt: string }) {
+  async transition(
+    id: string,
+    from: AttachmentStatus[],
+    to: AttachmentStatus,
+    patch?: Partial<Pick<Attachment, 'extractedText' | 'error' | 'processedAt'>> & { updatedAt: string },
+  ) {
     if (!UUID.test(id)) return null;
     const row: Record<string, unknown> = { processing_status: to };
     if (patch?.extractedText !== undefined) row.extracted_text = patch.extractedText;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+
 import type {
   Conversation,
   ConversationFilter,
@@ -85,10 +86,16 @@ export class KnexConversationRepository implements ConversationRepository {
     const total = await this.filtered(f).count({ n: '*' }).first();
     const rows = await this.filtered(f)
       .select('c.*', this.db().raw('(select count(*) from messages m where m.conversation_id = c.id)::int as message_count'))
-      .orderBy([{ column: 'c.updated_at', order: 'desc' }, { column: 'c.id', order: 'asc' }])
+      .orderBy([
+        { column: 'c.updated_at', order: 'desc' },
+        { column: 'c.id', order: 'asc' },
+      ])
       .limit(page.limit)
       .offset(page.offset);
-    const items: ConversationSummary[] = rows.map((r: Record<string, unknown>) => ({ ...toConversation(r), messageCount: Number(r.message_count) }));
+    const items: ConversationSummary[] = rows.map((r: Record<string, unknown>) => ({
+      ...toConversation(r),
+      messageCount: Number(r.message_count),
+    }));
     return { items, total: Number(total?.n ?? 0) };
   }
 
@@ -100,18 +107,28 @@ export class KnexConversationRepository implements ConversationRepository {
     if (patch.sensitiveVariables !== undefined) row.sensitive_variables = json(patch.sensitiveVariables);
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
     if (Object.keys(row).length === 0) return this.findById(organizationId, id);
-    const [r] = await this.db()('conversations').where({ organization_id: organizationId, id }).whereNull('deleted_at').update(row).returning('*');
+    const [r] = await this.db()('conversations')
+      .where({ organization_id: organizationId, id })
+      .whereNull('deleted_at')
+      .update(row)
+      .returning('*');
     return r ? toConversation(r) : null;
   }
 
   async softDelete(organizationId: string, id: string, at: string) {
     if (!UUID.test(id)) return false;
-    const n = await this.db()('conversations').where({ organization_id: organizationId, id }).whereNull('deleted_at').update({ deleted_at: at });
+    const n = await this.db()('conversations')
+      .where({ organization_id: organizationId, id })
+      .whereNull('deleted_at')
+      .update({ deleted_at: at });
     return n > 0;
   }
 
   async countMessages(organizationId: string, conversationId: string) {
-    const r = await this.db()('messages').where({ organization_id: organizationId, conversation_id: conversationId }).count({ n: '*' }).first();
+    const r = await this.db()('messages')
+      .where({ organization_id: organizationId, conversation_id: conversationId })
+      .count({ n: '*' })
+      .first();
     return Number(r?.n ?? 0);
   }
 
@@ -135,11 +152,14 @@ export class KnexConversationRepository implements ConversationRepository {
         })),
       );
     }
-    if (touchAt) await this.db()('conversations').where({ organization_id: organizationId, id: conversationId }).update({ updated_at: touchAt });
+    if (touchAt)
+      await this.db()('conversations').where({ organization_id: organizationId, id: conversationId }).update({ updated_at: touchAt });
   }
 
   async messages(organizationId: string, conversationId: string, page?: { limit: number; offset: number }) {
-    const q = this.db()('messages').where({ organization_id: organizationId, conversation_id: conversationId }).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    const q = this.db()('messages')
+      .where({ organization_id: organizationId, conversation_id: conversationId })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }]);
     if (page) q.limit(page.limit).offset(page.offset);
     return (await q).map(toMessage);
   }
@@ -148,7 +168,10 @@ export class KnexConversationRepository implements ConversationRepository {
     if (count <= 0) return [];
     const rows = await this.db()('messages')
       .where({ organization_id: organizationId, conversation_id: conversationId })
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
       .limit(count);
     return rows.map(toMessage).reverse();
   }

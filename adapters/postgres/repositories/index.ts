@@ -1,22 +1,22 @@
 import type { Repositories } from '../../../core/ports/repositories';
 import type { DbHandle } from '../knex-store';
-import { KnexAgentRepository } from './agents.repository';
 import { KnexAgentKnowledgeLinks } from './agents.knowledge-links';
+import { KnexAgentRepository } from './agents.repository';
 import { KnexAgentUsageReader } from './agents.usage.repository';
 import { KnexAgentVersionRepository } from './agents.versions.repository';
-import { KnexPromptConfigRepository } from './prompt-config.repository';
-import { KnexModelRepository } from './models.repository';
 import { KnexApiKeyRepository } from './api-keys.repository';
-import { KnexAuditRepository } from './audit.repository';
-import { KnexConversationRepository } from './conversations.repository';
 import { KnexAttachmentRepository } from './attachments.repository';
+import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
+import { KnexConversationRepository } from './conversations.repository';
 import { KnexKnowledgeBaseRepository } from './knowledge-bases.repository';
 import { KnexDocumentRepository } from './knowledge-documents.repository';
 import { KnexAgentKnowledgeLinkRepository } from './knowledge-links.repository';
 import { KnexSearchLogRepository } from './knowledge-search-log.repository';
 import { KnexKnowledgeSourceRepository } from './knowledge-sources.repository';
+import { KnexModelRepository } from './models.repository';
 import { KnexInvitationRepository, KnexMembershipRepository, KnexOrganizationRepository } from './organizations.repository';
+import { KnexPromptConfigRepository } from './prompt-config.repository';
 import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.repository';
 import { KnexUserRepository } from './users.repository';
 

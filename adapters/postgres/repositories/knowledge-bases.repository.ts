@@ -1,5 +1,10 @@
-import type { KnowledgeBase, KnowledgeBasePatch, KnowledgeBaseRepository, KnowledgeBaseStats } from '../../../core/knowledge/knowledge-base';
 import type { ResourcePermission } from '../../../core/identity/policy';
+import type {
+  KnowledgeBase,
+  KnowledgeBasePatch,
+  KnowledgeBaseRepository,
+  KnowledgeBaseStats,
+} from '../../../core/knowledge/knowledge-base';
 import type { DbHandle } from '../knex-store';
 import { iso } from './rows';
 
@@ -86,7 +91,10 @@ export class KnexKnowledgeBaseRepository implements KnowledgeBaseRepository {
       await this.db()('knowledge_base_grants').where({ knowledge_base_id: knowledgeBaseId, user_id: userId }).delete();
       return;
     }
-    await this.db()('knowledge_base_grants').insert({ knowledge_base_id: knowledgeBaseId, user_id: userId, permissions }).onConflict(['knowledge_base_id', 'user_id']).merge();
+    await this.db()('knowledge_base_grants')
+      .insert({ knowledge_base_id: knowledgeBaseId, user_id: userId, permissions })
+      .onConflict(['knowledge_base_id', 'user_id'])
+      .merge();
   }
 
   async stats(organizationId: string, ids: string[]): Promise<KnowledgeBaseStats[]> {
@@ -97,7 +105,11 @@ export class KnexKnowledgeBaseRepository implements KnowledgeBaseRepository {
         .where({ organization_id: organizationId })
         .whereIn('knowledge_base_id', ids)
         .groupBy('knowledge_base_id')
-        .select('knowledge_base_id', db.raw('count(*)::int as n'), db.raw("count(*) filter (where processing_status = 'completed')::int as done")),
+        .select(
+          'knowledge_base_id',
+          db.raw('count(*)::int as n'),
+          db.raw("count(*) filter (where processing_status = 'completed')::int as done"),
+        ),
       await db('sources')
         .where({ organization_id: organizationId })
         .whereIn('knowledge_base_id', ids)

@@ -74,7 +74,10 @@ export class KnexDocumentRepository implements DocumentRepository {
   }
 
   async findBySourceItem(organizationId: string, sourceId: string, itemKey: string) {
-    const r = await this.db()('knowledge_documents').where({ organization_id: organizationId, source_id: sourceId, source_item_key: itemKey }).orderBy('created_at').first();
+    const r = await this.db()('knowledge_documents')
+      .where({ organization_id: organizationId, source_id: sourceId, source_item_key: itemKey })
+      .orderBy('created_at')
+      .first();
     return r ? toDocument(r) : null;
   }
 
@@ -102,7 +105,14 @@ export class KnexDocumentRepository implements DocumentRepository {
     return r ? toDocument(r) : null;
   }
 
-  async transition(organizationId: string, id: string, from: ProcessingStatus[], to: ProcessingStatus, patch: DocumentPatch = {}, guard: { jobId?: string } = {}) {
+  async transition(
+    organizationId: string,
+    id: string,
+    from: ProcessingStatus[],
+    to: ProcessingStatus,
+    patch: DocumentPatch = {},
+    guard: { jobId?: string } = {},
+  ) {
     const [r] = await this.db()('knowledge_documents')
       .where({ id, organization_id: organizationId })
       .whereIn('processing_status', from)
@@ -119,7 +129,10 @@ export class KnexDocumentRepository implements DocumentRepository {
   }
 
   async blobKeys(organizationId: string, knowledgeBaseId: string) {
-    const rows = await this.db()('knowledge_documents').where({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId }).whereNotNull('blob_key').select('blob_key');
+    const rows = await this.db()('knowledge_documents')
+      .where({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId })
+      .whereNotNull('blob_key')
+      .select('blob_key');
     return rows.map((r: { blob_key: string }) => r.blob_key);
   }
 

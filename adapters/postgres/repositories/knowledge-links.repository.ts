@@ -1,4 +1,9 @@
-import type { AgentKnowledgeLink, AgentKnowledgeLinkRepository, AgentSummary, LinkedKnowledgeBase } from '../../../core/knowledge/knowledge-base';
+import type {
+  AgentKnowledgeLink,
+  AgentKnowledgeLinkRepository,
+  AgentSummary,
+  LinkedKnowledgeBase,
+} from '../../../core/knowledge/knowledge-base';
 import type { DbHandle } from '../knex-store';
 import { toKnowledgeBase } from './knowledge-bases.repository';
 import { iso } from './rows';
@@ -32,12 +37,16 @@ export class KnexAgentKnowledgeLinkRepository implements AgentKnowledgeLinkRepos
   }
 
   async remove(organizationId: string, agentId: string, knowledgeBaseId: string) {
-    const n = await this.db()('agent_knowledge_bases').where({ organization_id: organizationId, agent_id: agentId, knowledge_base_id: knowledgeBaseId }).delete();
+    const n = await this.db()('agent_knowledge_bases')
+      .where({ organization_id: organizationId, agent_id: agentId, knowledge_base_id: knowledgeBaseId })
+      .delete();
     return n === 1;
   }
 
   async find(organizationId: string, agentId: string, knowledgeBaseId: string) {
-    const r = await this.db()('agent_knowledge_bases').where({ organization_id: organizationId, agent_id: agentId, knowledge_base_id: knowledgeBaseId }).first();
+    const r = await this.db()('agent_knowledge_bases')
+      .where({ organization_id: organizationId, agent_id: agentId, knowledge_base_id: knowledgeBaseId })
+      .first();
     return r ? toLink(r) : null;
   }
 
@@ -48,14 +57,28 @@ export class KnexAgentKnowledgeLinkRepository implements AgentKnowledgeLinkRepos
       .orderBy('l.priority', 'desc')
       .orderBy('kb.name')
       .orderBy('kb.id')
-      .select('kb.*', 'l.agent_id', 'l.knowledge_base_id', 'l.permissions', 'l.priority', 'l.linked_at', 'l.linked_by', 'l.organization_id as link_org');
+      .select(
+        'kb.*',
+        'l.agent_id',
+        'l.knowledge_base_id',
+        'l.permissions',
+        'l.priority',
+        'l.linked_at',
+        'l.linked_by',
+        'l.organization_id as link_org',
+      );
     if (options.limit !== undefined) q.limit(options.limit);
     const rows = await q;
-    return rows.map((r: Record<string, unknown>) => ({ knowledgeBase: toKnowledgeBase(r), link: toLink({ ...r, organization_id: r.link_org }) }));
+    return rows.map((r: Record<string, unknown>) => ({
+      knowledgeBase: toKnowledgeBase(r),
+      link: toLink({ ...r, organization_id: r.link_org }),
+    }));
   }
 
   async countForAgent(organizationId: string, agentId: string) {
-    const [{ n }] = await this.db()('agent_knowledge_bases').where({ organization_id: organizationId, agent_id: agentId }).count({ n: '*' });
+    const [{ n }] = await this.db()('agent_knowledge_bases')
+      .where({ organization_id: organizationId, agent_id: agentId })
+      .count({ n: '*' });
     return Number(n);
   }
 

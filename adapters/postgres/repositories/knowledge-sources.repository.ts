@@ -69,12 +69,19 @@ export class KnexKnowledgeSourceRepository implements KnowledgeSourceRepository 
   }
 
   async listForKnowledgeBase(organizationId: string, knowledgeBaseId: string) {
-    const rows = await this.db()('sources').where({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId }).orderBy('created_at').orderBy('id');
+    const rows = await this.db()('sources')
+      .where({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId })
+      .orderBy('created_at')
+      .orderBy('id');
     return rows.map(toSource);
   }
 
   async listDue(now: string, limit: number) {
-    const rows = await this.db()('sources').where({ sync_enabled: true }).where('next_sync_at', '<=', now).orderBy('next_sync_at').limit(limit);
+    const rows = await this.db()('sources')
+      .where({ sync_enabled: true })
+      .where('next_sync_at', '<=', now)
+      .orderBy('next_sync_at')
+      .limit(limit);
     return rows.map(toSource);
   }
 

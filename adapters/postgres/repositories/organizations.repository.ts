@@ -61,7 +61,13 @@ export class KnexMembershipRepository implements MembershipRepository {
       .where('m.user_id', userId)
       .orderBy('m.created_at', 'asc')
       .select('m.role', 'm.created_at as joined_at', 'o.*');
-    return rows.map((r) => ({ organizationId: r.id, userId, role: r.role as OrgRole, createdAt: iso(r.joined_at), organization: toOrg(r) }));
+    return rows.map((r) => ({
+      organizationId: r.id,
+      userId,
+      role: r.role as OrgRole,
+      createdAt: iso(r.joined_at),
+      organization: toOrg(r),
+    }));
   }
 
   async listMembers(organizationId: string) {

@@ -1,4 +1,10 @@
-import type { DraftSection, LivePointer, PromptConfigRepository, PromptConfigVersion, PromptSection } from '../../../core/prompts/prompt-config';
+import type {
+  DraftSection,
+  LivePointer,
+  PromptConfigRepository,
+  PromptConfigVersion,
+  PromptSection,
+} from '../../../core/prompts/prompt-config';
 import type { PromptType } from '../../../core/prompts/prompt-types';
 import type { DbHandle } from '../knex-store';
 import { iso } from './rows';
@@ -6,7 +12,7 @@ import { iso } from './rows';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // instance_ref is '' in the tables for sections that are not instanced (it is part of the primary keys).
-const toRef = (v: unknown) => ((v as string) || null);
+const toRef = (v: unknown) => (v as string) || null;
 const fromRef = (v: string | null) => v ?? '';
 
 const toSection = (r: Record<string, unknown>): PromptSection => ({
@@ -30,7 +36,8 @@ const toVersion = (r: Record<string, unknown>): PromptConfigVersion => ({
   sectionCount: Number(r.section_count ?? 0),
 });
 
-const bySection = (a: PromptSection, b: PromptSection) => a.promptType.localeCompare(b.promptType) || (a.instanceRef ?? '').localeCompare(b.instanceRef ?? '');
+const bySection = (a: PromptSection, b: PromptSection) =>
+  a.promptType.localeCompare(b.promptType) || (a.instanceRef ?? '').localeCompare(b.instanceRef ?? '');
 
 export class KnexPromptConfigRepository implements PromptConfigRepository {
   constructor(private readonly db: DbHandle) {}
@@ -61,7 +68,9 @@ export class KnexPromptConfigRepository implements PromptConfigRepository {
   }
 
   async removeDraft(agentId: string, promptType: PromptType, instanceRef: string | null) {
-    const n = await this.db()('prompt_draft_sections').where({ agent_id: agentId, prompt_type: promptType, instance_ref: fromRef(instanceRef) }).delete();
+    const n = await this.db()('prompt_draft_sections')
+      .where({ agent_id: agentId, prompt_type: promptType, instance_ref: fromRef(instanceRef) })
+      .delete();
     return n > 0;
   }
 
@@ -74,7 +83,13 @@ export class KnexPromptConfigRepository implements PromptConfigRepository {
   }
 
   async newestVersion(agentId: string) {
-    const r = await this.versions().where('v.agent_id', agentId).orderBy([{ column: 'v.version_major', order: 'desc' }, { column: 'v.version_minor', order: 'desc' }]).first();
+    const r = await this.versions()
+      .where('v.agent_id', agentId)
+      .orderBy([
+        { column: 'v.version_major', order: 'desc' },
+        { column: 'v.version_minor', order: 'desc' },
+      ])
+      .first();
     return r ? toVersion(r) : null;
   }
 
@@ -91,7 +106,14 @@ export class KnexPromptConfigRepository implements PromptConfigRepository {
     });
     if (!items.length) return;
     await this.db()('prompt_config_version_items').insert(
-      items.map((s) => ({ version_id: v.id, prompt_type: s.promptType, instance_ref: fromRef(s.instanceRef), mode: s.mode, content: s.content, prompt: s.prompt })),
+      items.map((s) => ({
+        version_id: v.id,
+        prompt_type: s.promptType,
+        instance_ref: fromRef(s.instanceRef),
+        mode: s.mode,
+        content: s.content,
+        prompt: s.prompt,
+      })),
     );
   }
 
@@ -99,7 +121,10 @@ export class KnexPromptConfigRepository implements PromptConfigRepository {
     const [{ n }] = await this.db()('prompt_config_versions').where({ agent_id: agentId }).count({ n: '*' });
     const rows = await this.versions()
       .where('v.agent_id', agentId)
-      .orderBy([{ column: 'v.version_major', order: 'desc' }, { column: 'v.version_minor', order: 'desc' }])
+      .orderBy([
+        { column: 'v.version_major', order: 'desc' },
+        { column: 'v.version_minor', order: 'desc' },
+      ])
       .limit(limit);
     return { items: rows.map(toVersion), total: Number(n) };
   }

@@ -51,7 +51,12 @@ export class KnexOAuthStateRepository implements OAuthStateRepository {
   constructor(private readonly db: DbHandle) {}
 
   async create(r: OAuthStateRecord) {
-    await this.db()('oauth_states').insert({ state: r.state, code_verifier: r.codeVerifier, redirect_to: r.redirectTo, expires_at: r.expiresAt });
+    await this.db()('oauth_states').insert({
+      state: r.state,
+      code_verifier: r.codeVerifier,
+      redirect_to: r.redirectTo,
+      expires_at: r.expiresAt,
+    });
   }
 
   async take(state: string) {

@@ -33,7 +33,8 @@ export class KnexUserRepository implements UserRepository {
   async create(u: User) {
     // Two sign-ups with one email racing past the look-up meet at the unique index: a conflict, not a crash.
     await this.insert(u).catch((e: unknown) => {
-      if ((e as { code?: string }).code === '23505') throw new DomainError('CONFLICT', 'An account with this email (or Google account) already exists');
+      if ((e as { code?: string }).code === '23505')
+        throw new DomainError('CONFLICT', 'An account with this email (or Google account) already exists');
       throw e;
     });
   }

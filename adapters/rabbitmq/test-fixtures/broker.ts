@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { connect, type ChannelModel } from 'amqplib';
+
+import { type ChannelModel,connect } from 'amqplib';
+
 import type { RabbitMqLogger } from '../rabbitmq.options';
 
 /** Real-broker tests run only with TEST_REAL_SERVICES=1 (CI sets it). */

@@ -8,6 +8,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
+
 import { RabbitMqJobQueue } from '../rabbitmq.job-queue';
 import { applyEffectOnce } from './idempotent-sink';
 

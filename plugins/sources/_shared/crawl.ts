@@ -3,7 +3,7 @@
  * source's error); later pages that fail are skipped and logged.
  */
 import type { SourceContext, SourceItemContent } from '../../../core/sources/source-plugin';
-import { HTML_ACCEPT, getOk, isHtml } from './fetch';
+import { getOk, HTML_ACCEPT, isHtml } from './fetch';
 import { type HtmlPage, readHtmlPage } from './html-page';
 import { looksLikePage, sameSite, unsupported } from './url';
 
@@ -19,7 +19,9 @@ export interface CrawlOptions {
 export async function fetchHtmlPage(ctx: SourceContext, url: string): Promise<HtmlPage> {
   const fetched = await getOk(ctx, url, HTML_ACCEPT);
   if (!isHtml(fetched.contentType, fetched.text)) {
-    throw unsupported(`The URL is not an HTML page (${fetched.contentType || 'unknown type'}); upload the file as a document instead`, { url });
+    throw unsupported(`The URL is not an HTML page (${fetched.contentType || 'unknown type'}); upload the file as a document instead`, {
+      url,
+    });
   }
   return readHtmlPage(fetched.text, fetched.url);
 }
@@ -69,7 +71,9 @@ export const pageItem = (page: HtmlPage, key = page.url): SourceItemContent => (
 });
 
 /** Paths of brand pages a store or company site usually has. */
-export const BRAND_PAGE = /(^|[\/_-])(about|about-us|our-story|story|company|team|faq|faqs|help|support|contact|contact-us|shipping|delivery|returns?|refunds?|exchange|warranty|privacy|terms|policies|policy|pricing|sizing|size-guide|care|mission|sustainability)([\/_.-]|$)/i;
+export const BRAND_PAGE =
+  /(^|[/_-])(about|about-us|our-story|story|company|team|faq|faqs|help|support|contact|contact-us|shipping|delivery|returns?|refunds?|exchange|warranty|privacy|terms|policies|policy|pricing|sizing|size-guide|care|mission|sustainability)([/_.-]|$)/i;
 
 export const isBrandLink = (link: { url: URL; text: string }) =>
-  BRAND_PAGE.test(link.url.pathname) || /^(about|faq|contact|shipping|returns|refund|our story|help|support|pricing|terms|privacy)/i.test(link.text);
+  BRAND_PAGE.test(link.url.pathname) ||
+  /^(about|faq|contact|shipping|returns|refund|our story|help|support|pricing|terms|privacy)/i.test(link.text);

@@ -1,11 +1,21 @@
 /** RSS 2.0, RSS 1.0 (RDF) and Atom feeds read with fast-xml-parser into source items. */
 import { XMLParser } from 'fast-xml-parser';
+
 import { sha256Hex } from '../../../core/shared/hash';
 import type { ListedItem, SourceListing } from '../../../core/sources/source-plugin';
 import { fragmentText, isoDate } from './html-page';
 import { resolveLink, unsupported } from './url';
 
-const ARRAYS = new Set(['rss.channel.item', 'rdf:RDF.item', 'feed.entry', 'feed.entry.link', 'feed.link', 'feed.entry.author', 'feed.entry.category', 'rss.channel.item.category']);
+const ARRAYS = new Set([
+  'rss.channel.item',
+  'rdf:RDF.item',
+  'feed.entry',
+  'feed.entry.link',
+  'feed.link',
+  'feed.entry.author',
+  'feed.entry.category',
+  'rss.channel.item.category',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -67,7 +77,15 @@ export function parseFeed(xml: string, feedUrl: string, maxItems: number): Parse
   throw unsupported('The URL does not serve an RSS or Atom feed', { url: feedUrl });
 }
 
-function finish(fields: { key: string; url: string; title: string; html: string; summaryHtml: string; author: string; date: string }): ListedItem {
+function finish(fields: {
+  key: string;
+  url: string;
+  title: string;
+  html: string;
+  summaryHtml: string;
+  author: string;
+  date: string;
+}): ListedItem {
   const text = fragmentText(fields.html || fields.summaryHtml);
   const excerpt = fragmentText(fields.summaryHtml).slice(0, 300) || undefined;
   const title = fields.title || text.slice(0, 80) || fields.url;
@@ -118,7 +136,10 @@ function atomEntry(entry: Node, feedUrl: string): ListedItem {
     title: fragmentText(str(entry.title)),
     html: str(entry.content),
     summaryHtml: str(entry.summary),
-    author: authors.map((a) => str(a.name)).filter(Boolean).join(', '),
+    author: authors
+      .map((a) => str(a.name))
+      .filter(Boolean)
+      .join(', '),
     date: str(entry.published) || str(entry.updated),
   });
 }

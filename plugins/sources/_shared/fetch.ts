@@ -1,6 +1,6 @@
 import type { OutboundResponse } from '../../../core/ports/outbound-fetcher';
-import type { SourceContext } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { SourceContext } from '../../../core/sources/source-plugin';
 import { unsupported } from './url';
 
 export const HTML_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.5';
@@ -29,7 +29,10 @@ export async function get(ctx: SourceContext, url: string, accept = HTML_ACCEPT)
 }
 
 function decode(res: OutboundResponse): string {
-  const charset = /charset=([^;]+)/i.exec(res.headers['content-type'] ?? '')?.[1]?.trim().toLowerCase();
+  const charset = /charset=([^;]+)/i
+    .exec(res.headers['content-type'] ?? '')?.[1]
+    ?.trim()
+    .toLowerCase();
   const label = charset && ['latin1', 'iso-8859-1', 'windows-1252', 'us-ascii'].includes(charset) ? 'latin1' : 'utf8';
   const text = res.body.toString(label);
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -40,7 +43,8 @@ export function statusError(fetched: { status: number; url: string }, what = 'Th
   const { status, url } = fetched;
   if (status === 404 || status === 410) return unsupported(`${what} was not found (HTTP ${status})`, { url, status });
   if (status === 401 || status === 403 || status === 999) return unsupported(`${what} is not public (HTTP ${status})`, { url, status });
-  if (status === 429) return new DomainError('UPSTREAM_FAILED', `${what} is rate-limiting requests (HTTP 429); try again later`, { url, status });
+  if (status === 429)
+    return new DomainError('UPSTREAM_FAILED', `${what} is rate-limiting requests (HTTP 429); try again later`, { url, status });
   return new DomainError('UPSTREAM_FAILED', `${what} answered HTTP ${status}`, { url, status });
 }
 

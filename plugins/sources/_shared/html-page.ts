@@ -3,7 +3,8 @@
  * adapters/documents/html.loader.ts), plus what the page says about itself (OpenGraph and meta tags,
  * JSON-LD, feed links) and its links (from the whole page, navigation included, for crawling).
  */
-import { load, type CheerioAPI } from 'cheerio';
+import { type CheerioAPI, load } from 'cheerio';
+
 import { loadHtml } from '../../../adapters/documents/html.loader';
 import { htmlToText } from '../../../adapters/documents/html-text';
 import { normalizeWhitespace } from '../../../core/knowledge/chunker';

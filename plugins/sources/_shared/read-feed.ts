@@ -1,6 +1,6 @@
 import type { SourceContext } from '../../../core/sources/source-plugin';
+import { looksLikeFeed, type ParsedFeed, parseFeed } from './feed';
 import { FEED_ACCEPT, getOk, isHtml } from './fetch';
-import { type ParsedFeed, looksLikeFeed, parseFeed } from './feed';
 import { readHtmlPage } from './html-page';
 import { unsupported } from './url';
 
@@ -41,4 +41,3 @@ export async function firstFeed(ctx: SourceContext, candidates: string[], maxIte
   }
   throw last;
 }
-

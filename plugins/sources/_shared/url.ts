@@ -13,7 +13,8 @@ export function parseHttpUrl(input: string): URL {
   } catch {
     throw unsupported('The URL is malformed', { url: input });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw unsupported(`Only http and https URLs are supported, not ${url.protocol}`, { url: input });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw unsupported(`Only http and https URLs are supported, not ${url.protocol}`, { url: input });
   if (!url.hostname) throw unsupported('The URL has no host', { url: input });
   if (url.username || url.password) throw unsupported('The URL must not embed credentials', { url: url.origin });
   return url;
@@ -44,7 +45,8 @@ export const hostIs = (url: URL, domain: string) => {
 };
 
 /** Links to files that are not pages. */
-const NOT_A_PAGE = /\.(pdf|jpe?g|png|gif|webp|svg|ico|bmp|avif|zip|gz|tar|rar|7z|mp3|wav|m4a|ogg|mp4|webm|mov|avi|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?|woff2?|ttf|eot|dmg|exe)$/i;
+const NOT_A_PAGE =
+  /\.(pdf|jpe?g|png|gif|webp|svg|ico|bmp|avif|zip|gz|tar|rar|7z|mp3|wav|m4a|ogg|mp4|webm|mov|avi|css|js|mjs|json|xml|rss|atom|txt|csv|docx?|xlsx?|pptx?|woff2?|ttf|eot|dmg|exe)$/i;
 
 export const looksLikePage = (url: URL) => !NOT_A_PAGE.test(url.pathname);
 

@@ -5,7 +5,7 @@
  * Nothing is invented.
  */
 import type { SourceContext, SourceItemContent, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
-import { HTML_ACCEPT, get, isHtml, statusError } from '../_shared/fetch';
+import { get, HTML_ACCEPT, isHtml, statusError } from '../_shared/fetch';
 import { readHtmlPage } from '../_shared/html-page';
 import { objectSchema } from '../_shared/options';
 import { hostIs, parseHttpUrl, unsupported } from '../_shared/url';
@@ -20,17 +20,26 @@ function normalize(input: string): string {
   if (parts[0] === 'feed' && parts[1] === 'update' && /^urn:li:(activity|share|ugcPost):\d+$/i.test(decodeURIComponent(parts[2] ?? ''))) {
     return `https://www.linkedin.com/feed/update/${decodeURIComponent(parts[2])}`;
   }
-  if (KINDS.includes(parts[0]) && parts[1]) return `https://www.linkedin.com/${parts[0]}/${encodeURIComponent(decodeURIComponent(parts[1]))}`;
-  throw unsupported('Give a LinkedIn profile (/in/...), company (/company/...), post (/posts/...) or article (/pulse/...) URL', { url: input });
+  if (KINDS.includes(parts[0]) && parts[1])
+    return `https://www.linkedin.com/${parts[0]}/${encodeURIComponent(decodeURIComponent(parts[1]))}`;
+  throw unsupported('Give a LinkedIn profile (/in/...), company (/company/...), post (/posts/...) or article (/pulse/...) URL', {
+    url: input,
+  });
 }
 
 const ldText = (blocks: Record<string, unknown>[], key: string) =>
-  blocks.map((b) => b[key]).find((v): v is string => typeof v === 'string' && v.trim().length > 0)?.trim();
+  blocks
+    .map((b) => b[key])
+    .find((v): v is string => typeof v === 'string' && v.trim().length > 0)
+    ?.trim();
 
 async function readPublicPage(source: SourceTarget, ctx: SourceContext): Promise<SourceItemContent> {
   const fetched = await get(ctx, source.url, HTML_ACCEPT);
   if (SIGN_IN_WALL.test(new URL(fetched.url).pathname) || fetched.status === 999) {
-    throw unsupported('LinkedIn shows this page only to signed-in members, so it cannot be read; paste its text as a document instead', { url: source.url, status: fetched.status });
+    throw unsupported('LinkedIn shows this page only to signed-in members, so it cannot be read; paste its text as a document instead', {
+      url: source.url,
+      status: fetched.status,
+    });
   }
   if (fetched.status < 200 || fetched.status > 299) throw statusError(fetched, 'The LinkedIn page');
   if (!isHtml(fetched.contentType, fetched.text)) throw unsupported('LinkedIn did not answer with a page', { url: source.url });

@@ -4,8 +4,8 @@
  * (/feeds/posts/default). A blog on its own domain is read through the feed its pages advertise, else the
  * usual feed paths of those platforms are tried in turn.
  */
-import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { feedListing } from '../_shared/feed';
 import { maxItems, num, objectSchema } from '../_shared/options';
 import { firstFeed } from '../_shared/read-feed';

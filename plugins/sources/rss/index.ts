@@ -1,6 +1,6 @@
 /** `rss`: an RSS 2.0, RSS 1.0 or Atom feed (or a page that advertises one); each entry is an item. */
-import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { feedListing } from '../_shared/feed';
 import { maxItems, num, objectSchema } from '../_shared/options';
 import { readFeed } from '../_shared/read-feed';

@@ -4,8 +4,8 @@
  * plus the store's brand pages (about, FAQ, shipping, returns...) as the `website` source reads them.
  * A 429 from the store fails with STORE_THROTTLED (503 store_throttled at the edge).
  */
-import type { ListedItem, SourceContext, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { ListedItem, SourceContext, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
 import { crawl, isBrandLink, pageItem } from '../_shared/crawl';
 import { get, statusError } from '../_shared/fetch';
 import { fragmentText, isoDate } from '../_shared/html-page';
@@ -70,7 +70,8 @@ export function productText(p: Product): string {
   }
   if (variants.length) lines.push(`Availability: ${anyAvailable ? 'in stock' : 'sold out'}`);
   for (const option of p.options ?? []) {
-    if (option.name && option.values?.length && !(option.values.length === 1 && option.values[0] === 'Default Title')) lines.push(`${option.name}: ${option.values.join(', ')}`);
+    if (option.name && option.values?.length && !(option.values.length === 1 && option.values[0] === 'Default Title'))
+      lines.push(`${option.name}: ${option.values.join(', ')}`);
   }
   if (variants.length > 1 || (variants[0] && variants[0].title && variants[0].title !== 'Default Title')) {
     lines.push('Variants:');
@@ -95,7 +96,15 @@ function productItem(origin: string, p: Product): ListedItem {
     key,
     url,
     title,
-    item: { key, url, title, text: productText(p), mimeType: 'text/plain', ...(published ? { publishedAt: published } : {}), ...(p.vendor ? { author: p.vendor } : {}) },
+    item: {
+      key,
+      url,
+      title,
+      text: productText(p),
+      mimeType: 'text/plain',
+      ...(published ? { publishedAt: published } : {}),
+      ...(p.vendor ? { author: p.vendor } : {}),
+    },
   };
 }
 
@@ -113,8 +122,14 @@ async function listBrandPages(ctx: SourceContext, source: SourceTarget): Promise
   const pagesLimit = num(source.options, 'maxPages', 10);
   if (source.options.includePages === false || pagesLimit === 0) return [];
   try {
-    const pages = await crawl(ctx, `${source.url}/`, { depth: 1, maxPages: pagesLimit, follow: (link) => isBrandLink(link) && !/^\/(products|collections|cart|account|search)(\/|$)/.test(link.url.pathname) });
-    return pages.filter((p) => p.text).map((p) => ({ key: `page:${p.url}`, url: p.url, title: p.title, item: pageItem(p, `page:${p.url}`) }));
+    const pages = await crawl(ctx, `${source.url}/`, {
+      depth: 1,
+      maxPages: pagesLimit,
+      follow: (link) => isBrandLink(link) && !/^\/(products|collections|cart|account|search)(\/|$)/.test(link.url.pathname),
+    });
+    return pages
+      .filter((p) => p.text)
+      .map((p) => ({ key: `page:${p.url}`, url: p.url, title: p.title, item: pageItem(p, `page:${p.url}`) }));
   } catch (error) {
     if ((error as DomainError).code === 'STORE_THROTTLED') throw error;
     ctx.log('warn', `shopify ${source.url}: brand pages skipped: ${(error as Error).message}`);
@@ -125,7 +140,11 @@ async function listBrandPages(ctx: SourceContext, source: SourceTarget): Promise
 const plugin: SourcePlugin = {
   type: 'shopify',
   description: 'A Shopify store: every product of the public catalogue (prices, variants, availability) plus the brand pages',
-  optionsSchema: objectSchema({ maxItems: maxItems(1000, 10000), maxPages: maxPages(10, 50), includePages: { type: 'boolean', default: true } }),
+  optionsSchema: objectSchema({
+    maxItems: maxItems(1000, 10000),
+    maxPages: maxPages(10, 50),
+    includePages: { type: 'boolean', default: true },
+  }),
   recognizes: (url) => hostIs(url, 'myshopify.com'),
   normalize: (url) => canonicalUrl(new URL('/', parseHttpUrl(url))).replace(/\/$/, ''),
   async probe(source, ctx) {

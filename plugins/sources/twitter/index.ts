@@ -4,15 +4,32 @@
  * is tried for OpenGraph metadata and otherwise the source fails with a clear unsupported_url that says to
  * add post URLs instead. Nothing is invented.
  */
+import { load } from 'cheerio';
+
 import type { SourceContext, SourceItemContent, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
 import { get, isHtml, statusError } from '../_shared/fetch';
 import { fragmentText, isoDate, readHtmlPage } from '../_shared/html-page';
 import { objectSchema } from '../_shared/options';
 import { hostIs, parseHttpUrl, unsupported } from '../_shared/url';
-import { load } from 'cheerio';
 
 export const OEMBED_ENDPOINT = 'https://publish.twitter.com/oembed';
-const RESERVED = new Set(['home', 'explore', 'search', 'i', 'settings', 'intent', 'share', 'hashtag', 'messages', 'notifications', 'login', 'signup', 'tos', 'privacy', 'compose']);
+const RESERVED = new Set([
+  'home',
+  'explore',
+  'search',
+  'i',
+  'settings',
+  'intent',
+  'share',
+  'hashtag',
+  'messages',
+  'notifications',
+  'login',
+  'signup',
+  'tos',
+  'privacy',
+  'compose',
+]);
 
 const isX = (url: URL) => hostIs(url, 'twitter.com') || hostIs(url, 'x.com');
 
@@ -31,7 +48,8 @@ async function readPost(source: SourceTarget, ctx: SourceContext): Promise<Sourc
   const twitterUrl = source.url.replace('https://x.com/', 'https://twitter.com/');
   const endpoint = `${OEMBED_ENDPOINT}?url=${encodeURIComponent(twitterUrl)}&omit_script=true&dnt=true`;
   const fetched = await get(ctx, endpoint, 'application/json');
-  if (fetched.status === 404 || fetched.status === 403) throw unsupported('The post does not exist or is not public', { url: source.url, status: fetched.status });
+  if (fetched.status === 404 || fetched.status === 403)
+    throw unsupported('The post does not exist or is not public', { url: source.url, status: fetched.status });
   if (fetched.status < 200 || fetched.status > 299) throw statusError(fetched, 'X (Twitter)');
   let data: { html?: string; author_name?: string; author_url?: string };
   try {
@@ -40,7 +58,13 @@ async function readPost(source: SourceTarget, ctx: SourceContext): Promise<Sourc
     throw unsupported('X (Twitter) did not answer with the post', { url: source.url });
   }
   const $ = load(data.html ?? '');
-  const text = fragmentText($('blockquote p').toArray().map((p) => $.html(p)).join('\n')) || fragmentText(data.html ?? '');
+  const text =
+    fragmentText(
+      $('blockquote p')
+        .toArray()
+        .map((p) => $.html(p))
+        .join('\n'),
+    ) || fragmentText(data.html ?? '');
   if (!text) throw unsupported('The post has no public text', { url: source.url });
   const date = isoDate($('blockquote > a').last().text());
   const author = data.author_name?.trim();
@@ -62,15 +86,26 @@ async function readProfile(source: SourceTarget, ctx: SourceContext): Promise<So
     const page = await readHtmlPage(fetched.text, source.url);
     const description = page.meta['og:description'] ?? page.meta.description;
     if (description && page.meta['og:title']) {
-      return { key: source.url, url: source.url, title: page.meta['og:title'], text: description, mimeType: 'text/html', excerpt: description };
+      return {
+        key: source.url,
+        url: source.url,
+        title: page.meta['og:title'],
+        text: description,
+        mimeType: 'text/html',
+        excerpt: description,
+      };
     }
   } else if (fetched.status === 404) {
     throw unsupported('The X (Twitter) account does not exist', { url: source.url });
   }
-  throw unsupported('X (Twitter) shows profiles only to signed-in users, so this profile cannot be read; add individual post URLs (x.com/name/status/...) instead', { url: source.url, status: fetched.status });
+  throw unsupported(
+    'X (Twitter) shows profiles only to signed-in users, so this profile cannot be read; add individual post URLs (x.com/name/status/...) instead',
+    { url: source.url, status: fetched.status },
+  );
 }
 
-const read = (source: SourceTarget, ctx: SourceContext) => (/\/status\/\d+$/.test(source.url) ? readPost(source, ctx) : readProfile(source, ctx));
+const read = (source: SourceTarget, ctx: SourceContext) =>
+  /\/status\/\d+$/.test(source.url) ? readPost(source, ctx) : readProfile(source, ctx);
 
 const plugin: SourcePlugin = {
   type: 'twitter',
@@ -83,7 +118,11 @@ const plugin: SourcePlugin = {
   },
   async listItems(source, ctx) {
     const item = await read(source, ctx);
-    return { title: item.title, ...(item.author ? { author: item.author } : {}), items: [{ key: item.key, url: item.url, title: item.title, item }] };
+    return {
+      title: item.title,
+      ...(item.author ? { author: item.author } : {}),
+      items: [{ key: item.key, url: item.url, title: item.title, item }],
+    };
   },
   fetchItem: (_item, source, ctx) => read(source, ctx),
 };

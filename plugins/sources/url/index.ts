@@ -1,9 +1,9 @@
 /** `url`: one web page, or (crawlDepth > 0) the pages of the same site reachable within crawlDepth links. */
-import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { crawl, fetchHtmlPage, pageItem } from '../_shared/crawl';
-import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 import { crawlDepth, maxPages, num, objectSchema } from '../_shared/options';
+import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 
 const plugin: SourcePlugin = {
   type: 'url',

@@ -2,11 +2,11 @@
  * `website`: a brand or company site: the homepage plus the brand pages it links to (about, FAQ, contact,
  * shipping, returns...), same site only. Nothing is guessed: only pages the homepage links to are read.
  */
-import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { DomainError } from '../../../core/shared/errors';
+import type { SourcePlugin } from '../../../core/sources/source-plugin';
 import { crawl, fetchHtmlPage, isBrandLink, pageItem } from '../_shared/crawl';
-import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 import { maxPages, num, objectSchema } from '../_shared/options';
+import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 
 const plugin: SourcePlugin = {
   type: 'website',
@@ -20,7 +20,11 @@ const plugin: SourcePlugin = {
     await fetchHtmlPage(ctx, source.url);
   },
   async listItems(source, ctx) {
-    const pages = await crawl(ctx, source.url, { depth: 1, maxPages: num(source.options, 'maxPages', 10), follow: (link) => isBrandLink(link) });
+    const pages = await crawl(ctx, source.url, {
+      depth: 1,
+      maxPages: num(source.options, 'maxPages', 10),
+      follow: (link) => isBrandLink(link),
+    });
     const items = pages.filter((p) => p.text).map((p) => ({ key: p.url, url: p.url, title: p.title, item: pageItem(p) }));
     return { title: pages[0]?.siteName ?? pages[0]?.title, items };
   },
