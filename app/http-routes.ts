@@ -1,6 +1,7 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
+import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { knowledgeRoutes } from '../adapters/http/routes/knowledge.routes';
 import { modelRoutes } from '../adapters/http/routes/models.routes';
@@ -31,6 +32,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...chatRoutes(services.chat),
     ...openAiCompatRoutes(services.chat),
     ...publicChatRoutes(services.publicChat),
+    ...groupRoutes(services.organizations),
     ...identityRoutes({
       identity: services.identity,
       organizations: services.organizations,

@@ -1,6 +1,7 @@
 import type { Operation } from './operation';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
+import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
 import { knowledgeOperations } from './operations/knowledge';
 import { modelOperations } from './operations/models';
@@ -22,4 +23,5 @@ export const allOperations: Operation[] = [
   ...chatOperations,
   ...openAiCompatOperations,
   ...publicChatOperations,
+  ...groupOperations,
 ];

@@ -13,6 +13,7 @@ import type { AgentKnowledgeLinkRepository, KnowledgeBaseRepository } from '../k
 import type { SearchLogRepository } from '../knowledge/search-log';
 import type { KnowledgeSourceRepository } from '../knowledge/source';
 import type { ModelRepository } from '../models/model';
+import type { GroupRepository } from '../organizations/group';
 import type { InvitationRepository, MembershipRepository, OrganizationRepository } from '../organizations/organization';
 import type { PromptConfigRepository } from '../prompts/prompt-config';
 
@@ -44,4 +45,6 @@ export interface Repositories {
   conversations: ConversationRepository;
   /** Public-chat attachments (public-chat area). */
   attachments: AttachmentRepository;
+  /** User groups of organizations (DECISIONS "Groups"). */
+  groups: GroupRepository;
 }

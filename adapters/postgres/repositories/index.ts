@@ -9,6 +9,7 @@ import { KnexAttachmentRepository } from './attachments.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
 import { KnexConversationRepository } from './conversations.repository';
+import { KnexGroupRepository } from './groups.repository';
 import { KnexKnowledgeBaseRepository } from './knowledge-bases.repository';
 import { KnexDocumentRepository } from './knowledge-documents.repository';
 import { KnexAgentKnowledgeLinkRepository } from './knowledge-links.repository';
@@ -45,5 +46,6 @@ export function createRepositories(db: DbHandle): Repositories {
     models: new KnexModelRepository(db),
     conversations: new KnexConversationRepository(db),
     attachments: new KnexAttachmentRepository(db),
+    groups: new KnexGroupRepository(db),
   };
 }
