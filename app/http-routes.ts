@@ -3,6 +3,7 @@ import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
+import { jobRoutes } from '../adapters/http/routes/jobs.routes';
 import { knowledgeRoutes } from '../adapters/http/routes/knowledge.routes';
 import { modelRoutes } from '../adapters/http/routes/models.routes';
 import { openAiCompatRoutes } from '../adapters/http/routes/openai-compat.routes';
@@ -33,6 +34,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...openAiCompatRoutes(services.chat),
     ...publicChatRoutes(services.publicChat),
     ...groupRoutes(services.organizations),
+    ...jobRoutes(services.jobs),
     ...identityRoutes({
       identity: services.identity,
       organizations: services.organizations,

@@ -3,6 +3,7 @@ import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
 import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
+import { jobOperations } from './operations/jobs';
 import { knowledgeOperations } from './operations/knowledge';
 import { modelOperations } from './operations/models';
 import { openAiCompatOperations } from './operations/openai-compat';
@@ -24,4 +25,5 @@ export const allOperations: Operation[] = [
   ...openAiCompatOperations,
   ...publicChatOperations,
   ...groupOperations,
+  ...jobOperations,
 ];

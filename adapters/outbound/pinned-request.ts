@@ -20,6 +20,8 @@ export interface PinnedExchange {
   headers: Record<string, string>;
   body?: Buffer;
   signal: AbortSignal;
+  /** Trusted CA certificates for HTTPS (default: Node's roots). */
+  ca?: string[];
 }
 
 /**
@@ -29,7 +31,7 @@ export interface PinnedExchange {
  * change in node's connect path can never fall back to a fresh resolution.
  */
 export function sendPinned(exchange: PinnedExchange): Promise<http.IncomingMessage> {
-  const { url, target, method, headers, body, signal } = exchange;
+  const { url, target, method, headers, body, signal, ca } = exchange;
   const isHttps = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const servername = isHttps && isIP(hostname) === 0 ? hostname.replace(/\.$/, '') : undefined;
@@ -53,7 +55,7 @@ export function sendPinned(exchange: PinnedExchange): Promise<http.IncomingMessa
     agent: false,
     lookup: pinnedLookup,
     signal,
-    ...(isHttps ? { servername } : {}),
+    ...(isHttps ? { servername, ...(ca ? { ca } : {}) } : {}),
   };
 
   return new Promise((resolve, reject) => {
