@@ -4,6 +4,8 @@ import type { JobDeps } from '../../core/jobs/job-deps';
 import { JobFeed } from '../../core/jobs/job-feed';
 import { SseWriter } from './sse';
 
+const RECONNECT_MS = 1000;
+
 /** `Last-Event-ID` (EventSource sends it on reconnect), or the `lastEventId` query parameter for clients that cannot set headers. */
 export function lastEventIdOf(req: Request): string | null {
   const header = req.headers['last-event-id'];
@@ -32,6 +34,8 @@ export async function streamJobEvents(
   }
   const sse = new SseWriter(res);
   sse.open();
+  // Reconnect after one second (EventSource waits 3 s by default); a job's events are worth catching up quickly.
+  await sse.raw(`retry: ${RECONNECT_MS}\n\n`);
   const stop = () => void feed.close();
   res.once('close', stop);
   const heartbeat = setInterval(() => {
