@@ -143,11 +143,14 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
   private readonly defaultTimeoutMs: number;
   private readonly defaultMaxBytes: number;
   private readonly defaultMaxRedirects: number;
-  private readonly ca: string[] | undefined;
+  private readonly secureContext: tls.SecureContext | undefined;
 
   constructor(options: SsrfFetcherOptions = {}) {
-    // `ca` replaces the trusted roots in node:https, so extra certificates come with the default ones.
-    this.ca = options.extraCa?.length ? [...tls.rootCertificates, ...options.extraCa] : undefined;
+    // `ca` replaces the trusted roots in node:tls, so extra certificates come with the default ones; the context is
+    // built once (parsing every root certificate per connection would cost more than the request).
+    this.secureContext = options.extraCa?.length
+      ? tls.createSecureContext({ ca: [...tls.rootCertificates, ...options.extraCa] })
+      : undefined;
     this.lookup = options.lookup ?? defaultLookup;
     this.allowed = new Set((options.allow ?? []).map(parseAllowEntry));
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -181,7 +184,7 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
     const headers = this.requestHeaders(request.headers);
     for (let redirects = 0; ; redirects++) {
       const target = await this.resolve(url, signal);
-      const res = await sendPinned({ url, target, method, headers, body, signal, ca: this.ca });
+      const res = await sendPinned({ url, target, method, headers, body, signal, secureContext: this.secureContext });
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode ?? 0) || !location) {
         const read = method === 'HEAD' ? { body: Buffer.alloc(0), decoded: false } : await readBounded(res, maxBytes);
