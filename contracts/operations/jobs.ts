@@ -61,6 +61,10 @@ export const jobOperations = [
     tags,
     auth: 'user',
     params: jobParams,
+    query: {
+      type: 'object',
+      properties: { lastEventId: { type: 'string', maxLength: 64, description: 'For clients that cannot send the Last-Event-ID header' } },
+    },
     responses: {
       '200': { description: 'Event stream', contentType: 'text/event-stream', schema: { type: 'string' } },
       '204': { description: 'The client already holds the terminal event' },
