@@ -192,6 +192,7 @@ async function main() {
       date: new Date().toISOString(),
       node: process.version,
       cpus: os.cpus().length,
+      loadAverageAtEnd: os.loadavg().map((l) => +l.toFixed(2)),
       samples: SAMPLES,
       sseFirstFrame: { figure: summary(sse), baseline: { what: 'GET /api/jobs/:id through the gateway', ...summary(poll) } },
       eventLatency: {
