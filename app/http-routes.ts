@@ -1,7 +1,9 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
+import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
+import { jobRoutes } from '../adapters/http/routes/jobs.routes';
 import { knowledgeRoutes } from '../adapters/http/routes/knowledge.routes';
 import { modelRoutes } from '../adapters/http/routes/models.routes';
 import { openAiCompatRoutes } from '../adapters/http/routes/openai-compat.routes';
@@ -31,6 +33,8 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...chatRoutes(services.chat),
     ...openAiCompatRoutes(services.chat),
     ...publicChatRoutes(services.publicChat),
+    ...groupRoutes(services.organizations),
+    ...jobRoutes(services.jobs),
     ...identityRoutes({
       identity: services.identity,
       organizations: services.organizations,

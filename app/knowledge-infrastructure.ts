@@ -4,6 +4,8 @@
  * optional media understanding (OpenAI vision and transcription), the document loader and the
  * SSRF-guarded outbound fetcher. Optional SDKs are imported only when selected.
  */
+import { readFileSync } from 'node:fs';
+
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import type { Database } from '../adapters/postgres/database';
 import type { DocumentLoader } from '../core/ports/document-loader';
@@ -99,6 +101,9 @@ export async function buildKnowledgeAdapters(
     transcriber,
     imageDescriber,
     documentLoader: new MultiFormatDocumentLoader({ transcriber: transcriber ?? undefined, imageDescriber: imageDescriber ?? undefined }),
-    outbound: new SsrfGuardedFetcher({ allow: config.outboundAllow }),
+    outbound: new SsrfGuardedFetcher({
+      allow: config.outboundAllow,
+      extraCa: config.outboundCaFile ? [readFileSync(config.outboundCaFile, 'utf8')] : undefined,
+    }),
   };
 }

@@ -6,6 +6,7 @@ import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-de
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
 import type { Infrastructure } from './infrastructure';
+import { jobTracker } from './jobs-services';
 import type { Consumer } from './workers';
 
 /** Attempts of one ingestion job (transient provider failures) before the document is marked failed. */
@@ -31,6 +32,7 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     imageDescriber: k.imageDescriber,
     billing,
     pricing: tablePricing(prices),
+    jobs: jobTracker(infra),
     settings: {
       uploadMaxBytes: infra.config.uploads.maxBytes,
       defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },

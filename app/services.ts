@@ -4,6 +4,7 @@ import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import type { ChatDeps } from '../core/chat/chat-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
+import type { JobDeps } from '../core/jobs/job-deps';
 import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { CatalogueDeps } from '../core/models/catalogue';
@@ -14,6 +15,7 @@ import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
 import { buildChatDeps } from './chat-services';
 import type { Infrastructure } from './infrastructure';
+import { buildJobDeps } from './jobs-services';
 import { buildKnowledgeDeps } from './knowledge-services';
 import { buildPublicChatDeps } from './public-chat-services';
 import { buildSourcesDeps } from './sources-services';
@@ -31,6 +33,8 @@ export interface Services {
   chat: ChatDeps;
   sources: SourcesDeps;
   publicChat: PublicChatDeps;
+  /** The job contract: job events, streams, webhook deliveries. */
+  jobs: JobDeps;
 }
 
 export function buildServices(infra: Infrastructure): Services {
@@ -78,5 +82,6 @@ export function buildServices(infra: Infrastructure): Services {
     sources,
     chat,
     publicChat: buildPublicChatDeps(infra, chat),
+    jobs: buildJobDeps(infra),
   };
 }

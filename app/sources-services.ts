@@ -28,7 +28,7 @@ export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps
 export const sourceSyncConsumer: Consumer = {
   queue: SYNC_QUEUE,
   start: (infra, services) =>
-    infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload)), {
+    infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload, job.id)), {
       concurrency: 2,
       maxAttempts: 3,
       backoffMs: 5000,

@@ -3,6 +3,7 @@ import type { Container } from 'inversify';
 import type { Subscription } from '../core/ports/job-queue';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
+import { webhookDeliveryConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
 import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
@@ -14,7 +15,13 @@ export interface Consumer {
   start(infra: Infrastructure, services: Services): Promise<Subscription>;
 }
 
-export const consumers: Consumer[] = [knowledgeIngestConsumer, sourceSyncConsumer, sourceSchedulerConsumer, attachmentExtractConsumer];
+export const consumers: Consumer[] = [
+  knowledgeIngestConsumer,
+  sourceSyncConsumer,
+  sourceSchedulerConsumer,
+  attachmentExtractConsumer,
+  webhookDeliveryConsumer,
+];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);

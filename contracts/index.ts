@@ -1,7 +1,9 @@
 import type { Operation } from './operation';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
+import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
+import { jobOperations } from './operations/jobs';
 import { knowledgeOperations } from './operations/knowledge';
 import { modelOperations } from './operations/models';
 import { openAiCompatOperations } from './operations/openai-compat';
@@ -22,4 +24,6 @@ export const allOperations: Operation[] = [
   ...chatOperations,
   ...openAiCompatOperations,
   ...publicChatOperations,
+  ...groupOperations,
+  ...jobOperations,
 ];

@@ -73,6 +73,20 @@ export const configSchema = {
     APP_URL: { type: 'string', format: 'uri', description: 'Front-end URL that receives sign-in redirects' },
     SUPERADMIN_EMAILS: { type: 'string', default: '', description: 'Comma-separated emails that get platformRole superadmin' },
     OUTBOUND_ALLOW: { type: 'string', default: '', description: 'Test-only: comma-separated ip:port the SSRF guard may reach' },
+    OUTBOUND_CA_FILE: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'PEM file of extra CA certificates trusted for outbound HTTPS, added to the default roots (tests: a self-signed webhook receiver)',
+    },
+    WEBHOOK_RETRY_BACKOFF_MS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3600000,
+      default: 5000,
+      description: 'Base of the exponential backoff between the 3 webhook attempts (5 s, then 10 s)',
+    },
+    WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, description: 'Time bound of one webhook attempt' },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
   },
   allOf: [

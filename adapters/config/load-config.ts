@@ -144,6 +144,8 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
       : undefined,
     superadminEmails: list(raw.SUPERADMIN_EMAILS).map((e) => e.toLowerCase()),
     outboundAllow: list(raw.OUTBOUND_ALLOW),
+    outboundCaFile: raw.OUTBOUND_CA_FILE as string | undefined,
+    webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
   };
 }

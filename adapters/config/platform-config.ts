@@ -44,5 +44,9 @@ export interface PlatformConfig {
   google?: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userInfoUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];
+  /** Extra CA certificates (PEM file) trusted for outbound HTTPS. */
+  outboundCaFile?: string;
+  /** Job webhooks: backoff base between attempts and the time bound of one attempt. */
+  webhooks: { retryBackoffMs: number; timeoutMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }

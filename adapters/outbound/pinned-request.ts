@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
+import type { SecureContext } from 'node:tls';
 import zlib from 'node:zlib';
 
 import { DomainError } from '../../core/shared/errors';
@@ -20,6 +21,8 @@ export interface PinnedExchange {
   headers: Record<string, string>;
   body?: Buffer;
   signal: AbortSignal;
+  /** TLS context with the trusted CA certificates for HTTPS (default: Node's roots). */
+  secureContext?: SecureContext;
 }
 
 /**
@@ -29,7 +32,7 @@ export interface PinnedExchange {
  * change in node's connect path can never fall back to a fresh resolution.
  */
 export function sendPinned(exchange: PinnedExchange): Promise<http.IncomingMessage> {
-  const { url, target, method, headers, body, signal } = exchange;
+  const { url, target, method, headers, body, signal, secureContext } = exchange;
   const isHttps = url.protocol === 'https:';
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   const servername = isHttps && isIP(hostname) === 0 ? hostname.replace(/\.$/, '') : undefined;
@@ -53,7 +56,7 @@ export function sendPinned(exchange: PinnedExchange): Promise<http.IncomingMessa
     agent: false,
     lookup: pinnedLookup,
     signal,
-    ...(isHttps ? { servername } : {}),
+    ...(isHttps ? { servername, ...(secureContext ? { secureContext } : {}) } : {}),
   };
 
   return new Promise((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { promises as dns } from 'node:dns';
 import type { IncomingMessage } from 'node:http';
+import tls from 'node:tls';
 
 import type { OutboundFetcher, OutboundRequest, OutboundResponse } from '../../core/ports/outbound-fetcher';
 import { DomainError, isDomainError } from '../../core/shared/errors';
@@ -13,6 +14,8 @@ export interface SsrfFetcherOptions {
   lookup?: HostLookup;
   /** Test-only allowance: exact `ip:port` endpoints (`127.0.0.1:43123`, `[::1]:8080`) reachable although internal. */
   allow?: string[];
+  /** Extra trusted CA certificates (PEM), added to Node's default roots for HTTPS targets. */
+  extraCa?: string[];
   userAgent?: string;
   defaultTimeoutMs?: number;
   defaultMaxBytes?: number;
@@ -31,6 +34,11 @@ export const ssrfFetcherOptionsSchema = {
       items: { type: 'string', pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[0-9.]+):[0-9]{1,5}$' },
       uniqueItems: true,
       default: [],
+    },
+    extraCa: {
+      type: 'array',
+      description: 'Extra trusted CA certificates (PEM) for HTTPS targets, added to the default roots.',
+      items: { type: 'string', minLength: 1 },
     },
     userAgent: { type: 'string', minLength: 1, maxLength: 256 },
     defaultTimeoutMs: { type: 'integer', minimum: 1, maximum: 600000 },
@@ -135,8 +143,14 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
   private readonly defaultTimeoutMs: number;
   private readonly defaultMaxBytes: number;
   private readonly defaultMaxRedirects: number;
+  private readonly secureContext: tls.SecureContext | undefined;
 
   constructor(options: SsrfFetcherOptions = {}) {
+    // `ca` replaces the trusted roots in node:tls, so extra certificates come with the default ones; the context is
+    // built once (parsing every root certificate per connection would cost more than the request).
+    this.secureContext = options.extraCa?.length
+      ? tls.createSecureContext({ ca: [...tls.rootCertificates, ...options.extraCa] })
+      : undefined;
     this.lookup = options.lookup ?? defaultLookup;
     this.allowed = new Set((options.allow ?? []).map(parseAllowEntry));
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
@@ -170,7 +184,7 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
     const headers = this.requestHeaders(request.headers);
     for (let redirects = 0; ; redirects++) {
       const target = await this.resolve(url, signal);
-      const res = await sendPinned({ url, target, method, headers, body, signal });
+      const res = await sendPinned({ url, target, method, headers, body, signal, secureContext: this.secureContext });
       const location = res.headers.location;
       if (!REDIRECT_STATUSES.has(res.statusCode ?? 0) || !location) {
         const read = method === 'HEAD' ? { body: Buffer.alloc(0), decoded: false } : await readBounded(res, maxBytes);

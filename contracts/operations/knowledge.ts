@@ -1,5 +1,6 @@
 import { errors, op, pageQuery } from '../operation';
 import * as s from '../schemas/knowledge';
+import { webhookUrlProperty } from './jobs';
 
 const uuid = { type: 'string', format: 'uuid' } as const;
 const kbParams = { type: 'object', required: ['id'], properties: { id: uuid } };
@@ -138,10 +139,11 @@ export const knowledgeOperations = [
     method: 'post',
     path: '/api/knowledge/kb/:id/documents',
     summary:
-      'Upload a file (multipart part `file`): pdf, docx, doc, txt, md, csv, html, htm, png, jpg, jpeg, gif, webp, mp3, wav, m4a, ogg, mp4, webm, mov. 413 above UPLOAD_MAX_BYTES; 415 when the bytes do not match the extension or declared type. Processing runs in the background.',
+      'Upload a file (multipart part `file`): pdf, docx, doc, txt, md, csv, html, htm, png, jpg, jpeg, gif, webp, mp3, wav, m4a, ogg, mp4, webm, mov. 413 above UPLOAD_MAX_BYTES; 415 when the bytes do not match the extension or declared type. Processing runs in the background as a job: follow it at /api/jobs/{jobId} (SSE at /api/jobs/{jobId}/events). An optional `webhookUrl` (a multipart text field, or the query parameter) receives its signed terminal event.',
     tags,
     auth: 'user',
     params: kbParams,
+    query: { type: 'object', properties: { webhookUrl: webhookUrlProperty } },
     body: 'multipart',
     responses: {
       '201': {
@@ -203,10 +205,12 @@ export const knowledgeOperations = [
     operationId: 'retryDocument',
     method: 'post',
     path: '/api/knowledge/kb/:id/documents/:docId/retry',
-    summary: 'Re-queue a failed document (409 in any other state)',
+    summary:
+      "Re-queue a failed document (409 in any other state) as a new job (/api/jobs/{jobId}); it keeps the failed job's webhookUrl unless the optional body names another",
     tags,
     auth: 'user',
     params: docParams,
+    body: { type: 'object', additionalProperties: false, properties: { webhookUrl: webhookUrlProperty } },
     responses: {
       '200': { description: 'Queued', schema: obj({ message: { type: 'string' }, documentId: uuid, jobId: { type: 'string' } }) },
       ...errors(400, 401, 403, 404, 409),

@@ -1,4 +1,5 @@
 import { errors, op } from '../operation';
+import { webhookUrlProperty } from './jobs';
 
 const tags = ['knowledge', 'sources'];
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
@@ -56,6 +57,7 @@ export const addSourceBody = {
     crawlDepth: { type: 'integer', minimum: 0, maximum: 3, description: '0 = single page' },
     mediaEmbeddingStrategy: { enum: ['native', 'transcription'] },
     visualEntityExtraction: { type: 'boolean' },
+    webhookUrl: webhookUrlProperty,
   },
 };
 
@@ -75,7 +77,7 @@ export const sourceOperations = [
     method: 'post',
     path: '/api/knowledge/kb/:id/sources/url',
     summary:
-      'Add a URL or feed source and queue its first sync (needs edit on the knowledge base). The URL is checked first: unreadable, internal or unsupported URLs are 400 unsupported_url, a store that rate-limits is 503 store_throttled. Adding the same URL and type again updates that source and queues a sync.',
+      'Add a URL or feed source and queue its first sync (needs edit on the knowledge base). The URL is checked first: unreadable, internal or unsupported URLs are 400 unsupported_url, a store that rate-limits is 503 store_throttled. Adding the same URL and type again updates that source and queues a sync. The sync reports as a job (/api/jobs/{jobId}); webhookUrl receives its terminal event.',
     tags,
     auth: 'user',
     params: kbParams,
@@ -105,16 +107,18 @@ export const sourceOperations = [
     operationId: 'syncKnowledgeSource',
     method: 'post',
     path: '/api/knowledge/kb/:id/sources/:sourceId/sync',
-    summary: 'Queue a re-sync: new items are indexed, changed items re-indexed, unchanged items skipped (needs edit)',
+    summary:
+      'Queue a re-sync: new items are indexed, changed items re-indexed, unchanged items skipped (needs edit). jobId is readable at /api/jobs/{jobId}; optional body {webhookUrl}',
     tags,
     auth: 'user',
     params: sourceParams,
+    body: { type: 'object', additionalProperties: false, properties: { webhookUrl: webhookUrlProperty } },
     responses: {
       '200': {
         description: 'Sync queued',
         schema: obj({ message: { type: 'string' }, sourceId: { type: 'string' }, jobId: { type: 'string' } }),
       },
-      ...errors(401, 403, 404),
+      ...errors(400, 401, 403, 404),
     },
   }),
   op({

@@ -268,7 +268,8 @@ export const distributionBody: JsonSchema = {
       type: ['array', 'null'],
       maxItems: 100,
       items: { type: 'string', format: 'uuid' },
-      description: 'null or empty: every group',
+      description:
+        'User groups of the organization (POST /api/organizations/:orgId/groups). When set, the public lane serves the agent only to a signed-in member of one of these groups (everyone else: 404) and the marketplace does not list it. null or empty: no group restriction',
     },
   },
 };

@@ -12,16 +12,18 @@
 import type { Agent } from '../agents/agent';
 import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
 import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
+import { type PreparedWelcome, produceWelcome, storeWelcome } from '../conversations/welcome-message';
 import type { ResolvedAttachment } from '../ports/attachment-resolver';
 import type { ChatCompletion, ChatMessage, ChatRequest } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
 import type { PromptConfigRepository } from '../prompts/prompt-config';
 import { buildInstructions, type PromptSource } from '../prompts/resolve-prompt';
 import { renderTemplate } from '../prompts/template';
-import { DomainError, isDomainError, PROVIDER_LIMIT_MESSAGE } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from './chat-billing';
 import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeContext, retrievalQuery } from './chat-context';
 import type { ChatDeps } from './chat-deps';
+import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
 
 export interface ChatCaller extends ConversationViewer {
@@ -49,6 +51,8 @@ export interface PreparedChat {
   attachments: ResolvedAttachment[];
   knowledge: KnowledgeContext;
   price: ModelPrice;
+  /** The welcome of a conversation this turn starts (spec 4.4), stored first; null otherwise. */
+  welcome: PreparedWelcome | null;
   request: Omit<ChatRequest, 'signal'>;
   startedAtMs: number;
   userMessageAt: string;
@@ -168,6 +172,10 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const system = composeSystemMessage(instructions, knowledge, attachments, deps.settings.documentMapEntries);
 
   await ensureCreditsFor(deps, agent.organizationId, price);
+  // A conversation this turn starts gets its welcome first, like one created explicitly. OpenAI-compatible calls
+  // carry their own history, so they get none.
+  const welcome = isNew && !turn.history ? await produceWelcome(deps, agent, values, turn.promptSource) : null;
+  const opening: ChatMessage[] = welcome ? [{ role: 'assistant', content: welcome.text }] : [];
   return {
     turn,
     stream,
@@ -177,24 +185,16 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
     attachments,
     knowledge,
     price,
+    welcome,
     request: {
       model: agent.model,
-      messages: [{ role: 'system', content: system }, ...history, { role: 'user', content: input.message }],
+      messages: [{ role: 'system', content: system }, ...opening, ...history, { role: 'user', content: input.message }],
       context: contextChunks(knowledge),
     },
     startedAtMs,
-    userMessageAt: now.toISOString(),
+    // After the welcome (stored at `now`), so listings order them welcome first.
+    userMessageAt: new Date(now.getTime() + (welcome ? 1 : 0)).toISOString(),
   };
-}
-
-/** Provider credit or token limits reach the user as the spec's message; other codes pass through. */
-export function toChatError(e: unknown): unknown {
-  if (isDomainError(e) && e.code === 'PROVIDER_LIMIT_REACHED') {
-    const err = new DomainError('PROVIDER_LIMIT_REACHED', PROVIDER_LIMIT_MESSAGE, e.details);
-    err.cause = e;
-    return err;
-  }
-  return e;
 }
 
 async function callModel(deps: ChatDeps, p: PreparedChat, options: RunOptions): Promise<ChatCompletion> {
@@ -245,8 +245,10 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
     createdAt: p.userMessageAt,
   };
   const event = await deps.store.transaction(async (repos) => {
-    if (p.isNew) await repos.conversations.create({ ...p.conversation, updatedAt: assistantAt });
-    else if (p.variablesChanged)
+    if (p.isNew) {
+      await repos.conversations.create({ ...p.conversation, updatedAt: assistantAt });
+      if (p.welcome) await storeWelcome(deps, repos, agent, p.conversation.id, p.welcome, p.conversation.createdAt);
+    } else if (p.variablesChanged)
       await repos.conversations.update(agent.organizationId, p.conversation.id, { variables: p.conversation.variables });
     const billed = await chargeModelCall(deps, repos, {
       organizationId: agent.organizationId,

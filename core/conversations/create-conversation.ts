@@ -1,14 +1,13 @@
 import type { Agent } from '../agents/agent';
 import { loadAgent } from '../agents/agent-access';
-import { chargeModelCall, ensureCreditsFor, modelPrice } from '../chat/chat-billing';
 import type { ChatDeps } from '../chat/chat-deps';
 import { checkVariables } from '../chat/chat-input';
-import { toChatError } from '../chat/chat-pipeline';
 import type { Actor } from '../identity/actor';
-import { buildInstructions, type PromptSource, resolveWelcome } from '../prompts/resolve-prompt';
+import type { PromptSource } from '../prompts/resolve-prompt';
 import { verifyContextToken } from './context-token';
-import type { Conversation, StoredMessage } from './conversation';
+import type { Conversation } from './conversation';
 import { type ConversationViewer, templateValues, viewerOf } from './conversation-access';
+import { produceWelcome, storeWelcome } from './welcome-message';
 
 export interface NewConversationInput {
   variables?: Record<string, unknown>;
@@ -55,63 +54,12 @@ export async function startConversation(
   };
   const org = await repos.organizations.findById(agent.organizationId);
   const values = templateValues(agent, org, conversation, variables, sensitive);
-  const welcome = await resolveWelcome(repos, agent.id, promptSource, values);
-
-  let text: string | null = welcome?.mode === 'fixed' ? welcome.text : null;
-  let generated: {
-    usage: { promptTokens: number; completionTokens: number; totalTokens: number };
-    price: Awaited<ReturnType<typeof modelPrice>>;
-  } | null = null;
-  if (welcome?.mode === 'generated') {
-    const price = await modelPrice(repos, agent.model);
-    await ensureCreditsFor(deps, agent.organizationId, price);
-    const instructions = await buildInstructions(repos, agent, promptSource, values, deps.settings.systemDefaultPrompt);
-    try {
-      const completion = await deps.chatModel.complete({
-        model: agent.model,
-        messages: [
-          { role: 'system', content: instructions },
-          { role: 'user', content: welcome.prompt },
-        ],
-      });
-      text = completion.text;
-      generated = { usage: completion.usage, price };
-    } catch (e) {
-      throw toChatError(e);
-    }
-  }
-
+  const welcome = await produceWelcome(deps, agent, values, promptSource);
   await deps.store.transaction(async (repos) => {
     await repos.conversations.create(conversation);
-    if (text === null) return;
-    const messageId = deps.ids.uuid();
-    const billed = generated
-      ? await chargeModelCall(deps, repos, {
-          organizationId: agent.organizationId,
-          kind: 'welcome_message',
-          price: generated.price,
-          usage: generated.usage,
-          reference: { agentId: agent.id, conversationId: conversation.id, messageId },
-        })
-      : null;
-    const message: StoredMessage = {
-      id: messageId,
-      conversationId: conversation.id,
-      organizationId: agent.organizationId,
-      role: 'assistant',
-      content: text,
-      sources: [],
-      promptTokens: generated?.usage.promptTokens ?? 0,
-      completionTokens: generated?.usage.completionTokens ?? 0,
-      costUsd: billed?.costUsd ?? 0,
-      model: generated ? agent.model : null,
-      responseMs: generated ? deps.clock.now().getTime() - now.getTime() : null,
-      metadata: { welcome: welcome!.mode },
-      createdAt: now.toISOString(),
-    };
-    await repos.conversations.addMessages(agent.organizationId, conversation.id, [message], null);
+    if (welcome) await storeWelcome(deps, repos, agent, conversation.id, welcome, now.toISOString());
   });
-  return { conversationId: conversation.id, welcomeMessage: text };
+  return { conversationId: conversation.id, welcomeMessage: welcome?.text ?? null };
 }
 
 /** `POST /api/bots/:id/conversations` (permission use on the agent). */

@@ -113,7 +113,8 @@ export const OTHER_AGENTS_SAMPLE = 5;
  */
 export async function agentDeleteImpact(deps: KnowledgeDeps, actor: Actor, agentId: string) {
   const repos = deps.store.repos;
-  const agent = await agentFor(repos, actor, agentId, 'read');
+  // Spec 5.1: delete-impact needs `delete` on the agent (a viewer without a grant gets 403).
+  const agent = await agentFor(repos, actor, agentId, 'delete');
   const linked = await repos.knowledgeLinks.listForAgent(agent.organizationId, agent.id, { limit: DELETE_IMPACT_LIMIT + 1 });
   const truncated = linked.length > DELETE_IMPACT_LIMIT;
   const shown = linked.slice(0, DELETE_IMPACT_LIMIT).map((l) => l.knowledgeBase);

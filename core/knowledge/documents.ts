@@ -1,7 +1,9 @@
 import type { Actor } from '../identity/actor';
 import type { DocumentKind } from '../ports/document-loader';
 import { DomainError, isDomainError } from '../shared/errors';
+import { optionalWebhookUrl } from '../webhooks/webhook-url';
 import type { KnowledgeDocument } from './document';
+import { INGESTION_JOB_KIND } from './ingestion-progress';
 import { activeOrganization, knowledgeBaseFor } from './kb-access';
 import { INGEST_QUEUE, type KnowledgeDeps } from './knowledge-deps';
 
@@ -60,11 +62,37 @@ export function safeFilename(name: string): string {
 export const blobKeyFor = (d: { organizationId: string; knowledgeBaseId: string; id: string }, filename: string) =>
   `${d.organizationId}/${d.knowledgeBaseId}/${d.id}/${filename}`;
 
-/** Queues the ingestion job of a document whose row says `pending` (new or retried). */
-export async function enqueueIngestion(deps: KnowledgeDeps, doc: KnowledgeDocument, jobId: string): Promise<string> {
+export interface IngestionJobOptions {
+  /** Checked HTTPS URL that receives the job's signed terminal event. */
+  webhookUrl?: string | null;
+  createdBy?: string | null;
+}
+
+/**
+ * Records the ingestion job (readable at `/api/jobs/:jobId` at once) and queues it, for a document whose row
+ * says `pending` (new or retried).
+ */
+export async function enqueueIngestion(
+  deps: KnowledgeDeps,
+  doc: KnowledgeDocument,
+  jobId: string,
+  options: IngestionJobOptions = {},
+): Promise<string> {
   try {
+    await deps.jobs?.start({
+      id: jobId,
+      organizationId: doc.organizationId,
+      kind: INGESTION_JOB_KIND,
+      stepLabel: 'Waiting to start',
+      reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId },
+      webhookUrl: options.webhookUrl ?? null,
+      createdBy: options.createdBy ?? null,
+    });
     return await deps.queue.enqueue<IngestJobPayload>(INGEST_QUEUE, { organizationId: doc.organizationId, documentId: doc.id }, { jobId });
   } catch (error) {
+    await deps.jobs
+      ?.fail(jobId, { code: 'not_queued', message: 'The processing job could not be queued; retry the document', retryable: true })
+      .catch(() => undefined);
     const now = deps.clock.now().toISOString();
     await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['pending'], 'failed', {
       error: 'The processing job could not be queued; retry the document',
@@ -78,8 +106,15 @@ export async function enqueueIngestion(deps: KnowledgeDeps, doc: KnowledgeDocume
  * Checks size and type (extension, declared type and magic numbers) before anything is stored, keeps the
  * original in the blob store, records the document as `pending` and queues its processing.
  */
-export async function uploadDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, file: UploadedFile) {
+export async function uploadDocument(
+  deps: KnowledgeDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  file: UploadedFile,
+  options: { webhookUrl?: unknown } = {},
+) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
+  const webhookUrl = optionalWebhookUrl(options.webhookUrl);
   if (file.bytes.length > deps.settings.uploadMaxBytes) {
     throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
   }
@@ -119,7 +154,7 @@ export async function uploadDocument(deps: KnowledgeDeps, actor: Actor, knowledg
     await deps.blobs.delete(doc.blobKey!).catch(() => undefined);
     throw error;
   }
-  await enqueueIngestion(deps, doc, jobId);
+  await enqueueIngestion(deps, doc, jobId, { webhookUrl, createdBy: actor.userId });
   return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
@@ -155,9 +190,19 @@ export async function deleteDocument(deps: KnowledgeDeps, actor: Actor, knowledg
   return { message: 'Document deleted', documentId: doc.id, chunksDeleted };
 }
 
-/** Only a failed document can be retried: back to pending with a new job. */
-export async function retryDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string) {
+/**
+ * Only a failed document can be retried: back to pending with a new job, which keeps the webhook of the
+ * failed job unless the request names another.
+ */
+export async function retryDocument(
+  deps: KnowledgeDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  documentId: string,
+  options: { webhookUrl?: unknown } = {},
+) {
   const doc = await documentOf(deps, actor, knowledgeBaseId, documentId, 'edit');
+  const requested = optionalWebhookUrl(options.webhookUrl);
   if (doc.processingStatus !== 'failed') {
     throw new DomainError('INVALID_STATE', `Only failed documents can be retried; this one is ${doc.processingStatus}`);
   }
@@ -168,7 +213,8 @@ export async function retryDocument(deps: KnowledgeDeps, actor: Actor, knowledge
     updatedAt: deps.clock.now().toISOString(),
   });
   if (!moved) throw new DomainError('INVALID_STATE', 'The document changed state meanwhile; reload it');
-  await enqueueIngestion(deps, moved, jobId);
+  const previous = doc.jobId ? await deps.store.repos.jobs.find(doc.jobId) : null;
+  await enqueueIngestion(deps, moved, jobId, { webhookUrl: requested ?? previous?.webhookUrl ?? null, createdBy: actor.userId });
   return { message: 'Document queued for processing', documentId: doc.id, jobId };
 }
 

@@ -2,6 +2,7 @@ import { charge } from '../billing/billing';
 import type { Job } from '../ports/job-queue';
 import { isDomainError } from '../shared/errors';
 import type { IngestJobPayload } from './documents';
+import { ingestionReporter } from './ingestion-progress';
 import { defaultIngestionSteps, DocumentStale, type IngestionContext, type IngestionStep, loadedHash } from './ingestion-steps';
 import type { KnowledgeDeps } from './knowledge-deps';
 
@@ -34,6 +35,7 @@ export async function processIngestJob(
 ): Promise<IngestOutcome> {
   const { organizationId, documentId } = job.payload;
   const repos = deps.store.repos;
+  const progress = ingestionReporter(deps, job.id, steps);
   const current = await repos.documents.findById(organizationId, documentId);
   if (
     !current ||
@@ -42,6 +44,11 @@ export async function processIngestJob(
     current.processingStatus === 'failed'
   ) {
     deps.log('debug', `ingest ${documentId}: skipped (${current ? `${current.processingStatus}, job ${current.jobId}` : 'deleted'})`);
+    // A redelivery converges the job on the document's outcome; a deleted or re-queued document cancels it.
+    if (current && current.jobId === job.id && current.processingStatus === 'completed')
+      await progress.completed({ documentId, knowledgeBaseId: current.knowledgeBaseId, chunkCount: current.chunkCount }, {});
+    else if (current && current.jobId === job.id) await progress.failed(null, current.error ?? 'Processing failed', true);
+    else await progress.cancelled('The document was deleted or queued again before this job ran');
     return 'skipped';
   }
   const now = () => deps.clock.now().toISOString();
@@ -55,7 +62,10 @@ export async function processIngestJob(
   );
   if (!document) return 'skipped';
   const knowledgeBase = await repos.knowledgeBases.findById(organizationId, document.knowledgeBaseId);
-  if (!knowledgeBase) return 'skipped';
+  if (!knowledgeBase) {
+    await progress.cancelled('The knowledge base was deleted');
+    return 'skipped';
+  }
 
   const ctx: IngestionContext = {
     deps,
@@ -77,6 +87,7 @@ export async function processIngestJob(
   const done: IngestionStep[] = [];
   try {
     for (const step of steps) {
+      await progress.step(step);
       try {
         await step.run(ctx);
         done.push(step);
@@ -87,24 +98,26 @@ export async function processIngestJob(
       }
     }
   } catch (error) {
-    if (error instanceof DocumentStale) return 'skipped'; // a newer job owns the chunks now
+    if (error instanceof DocumentStale) {
+      await progress.cancelled('The document was deleted or queued again while processing');
+      return 'skipped'; // a newer job owns the chunks now
+    }
     for (const step of done.reverse()) {
       await step.compensate?.(ctx).catch((e) => deps.log('error', `ingest ${documentId}: compensation of ${step.id} failed`, e));
     }
     const permanent = isDomainError(error) && PERMANENT.has(error.code);
     const maxAttempts = deps.settings.ingestMaxAttempts;
     if (!permanent && job.attempt < maxAttempts) {
+      const retrying = `Attempt ${job.attempt} of ${maxAttempts} failed, retrying: ${reasonOf(error)}`;
       await repos.documents.transition(
         organizationId,
         documentId,
         ['processing'],
         'pending',
-        {
-          error: `Attempt ${job.attempt} of ${maxAttempts} failed, retrying: ${reasonOf(error)}`,
-          updatedAt: now(),
-        },
+        { error: retrying, updatedAt: now() },
         { jobId: job.id },
       );
+      await progress.retrying(retrying);
       throw error;
     }
     deps.log(permanent ? 'info' : 'warn', `ingest ${documentId}: failed`, error);
@@ -116,6 +129,7 @@ export async function processIngestJob(
       { error: reasonOf(error), chunkCount: 0, updatedAt: now() },
       { jobId: job.id },
     );
+    await progress.failed(error, reasonOf(error), !permanent);
     return 'failed';
   }
 
@@ -153,7 +167,9 @@ export async function processIngestJob(
   if (!completed) {
     // deleted (or retried) while we were writing: do not leave its chunks behind
     if (!(await repos.documents.findById(organizationId, documentId))) await deps.vectorIndex.deleteByDocument(organizationId, documentId);
+    await progress.cancelled('The document was deleted or queued again while processing');
     return 'skipped';
   }
+  await progress.completed({ documentId, knowledgeBaseId: document.knowledgeBaseId, chunkCount: ctx.chunks.length }, ctx.warnings);
   return 'completed';
 }

@@ -1,4 +1,5 @@
 import type { BillingDeps } from '../billing/billing';
+import type { JobReporter } from '../jobs/job-reporter';
 import type { BlobStore } from '../ports/blob-store';
 import type { Clock } from '../ports/clock';
 import type { DocumentLoader } from '../ports/document-loader';
@@ -47,4 +48,6 @@ export interface KnowledgeDeps {
   pricing: KnowledgePricing;
   settings: KnowledgeSettings;
   log: KnowledgeLog;
+  /** Where ingestion (and source syncs) report as jobs (DECISIONS "Jobs"); absent in tests that do not watch jobs. */
+  jobs?: JobReporter;
 }

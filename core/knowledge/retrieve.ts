@@ -148,16 +148,21 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** Records what a retrieval cost when a paid model was used (free models record nothing per query). */
+/**
+ * Records what a retrieval cost. A search is an operation of its own and always records its event, with cost 0
+ * for free models (DECISIONS "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
+ * so there only paid embedding or rerank calls add one.
+ */
 export async function chargeRetrieval(
   deps: { billing: BillingDeps; pricing: KnowledgePricing },
   organizationId: string,
   usage: RetrievalUsage,
   reference: Record<string, unknown>,
+  options: { recordFree?: boolean } = {},
 ): Promise<BillingEvent | null> {
   const embeddingUsd = usage.embeddingModel ? deps.pricing.embeddingUsd(usage.embeddingModel, usage.embeddingTokens) : 0;
   const rerankUsd = usage.rerankModel ? deps.pricing.rerankUsd(usage.rerankModel, usage.rerankSearchUnits) : 0;
-  if (embeddingUsd + rerankUsd <= 0) return null;
+  if (embeddingUsd + rerankUsd <= 0 && !options.recordFree) return null;
   return charge(deps.billing, {
     organizationId,
     kind: 'knowledge_search',

@@ -166,6 +166,12 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
       };
     }),
   );
-  await chargeRetrieval(deps, organizationId, usage, { knowledgeBaseIds: ids, source: origin.source ?? 'manual' });
+  await chargeRetrieval(
+    deps,
+    organizationId,
+    { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model },
+    { knowledgeBaseIds: ids, source: origin.source ?? 'manual' },
+    { recordFree: true },
+  );
   return { results, suggestedFollowUps: followUps(results, docInfo, input.query ?? '') };
 }

@@ -8,13 +8,16 @@ import type { AuditRepository } from '../audit/audit.repository';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
 import type { ConversationRepository } from '../conversations/conversation';
 import type { OAuthStateRepository, RefreshTokenRepository, UserRepository } from '../identity/user';
+import type { JobRepository } from '../jobs/job';
 import type { DocumentRepository } from '../knowledge/document';
 import type { AgentKnowledgeLinkRepository, KnowledgeBaseRepository } from '../knowledge/knowledge-base';
 import type { SearchLogRepository } from '../knowledge/search-log';
 import type { KnowledgeSourceRepository } from '../knowledge/source';
 import type { ModelRepository } from '../models/model';
+import type { GroupRepository } from '../organizations/group';
 import type { InvitationRepository, MembershipRepository, OrganizationRepository } from '../organizations/organization';
 import type { PromptConfigRepository } from '../prompts/prompt-config';
+import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
 
 /** Every repository, bound to one connection or transaction. Each area adds its own here. */
 export interface Repositories {
@@ -44,4 +47,9 @@ export interface Repositories {
   conversations: ConversationRepository;
   /** Public-chat attachments (public-chat area). */
   attachments: AttachmentRepository;
+  /** User groups of organizations (DECISIONS "Groups"). */
+  groups: GroupRepository;
+  /** Long-running jobs (DECISIONS "Jobs") and the webhook deliveries of their events. */
+  jobs: JobRepository;
+  webhookDeliveries: WebhookDeliveryRepository;
 }

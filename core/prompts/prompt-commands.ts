@@ -48,7 +48,8 @@ export async function savePromptConfig(
       versionMinor: next.minor,
       label: input.label ?? null,
       createdAt: now,
-      createdBy: actor.userId,
+      // Spec 2.13: the initial v1.0 has no author (the save is still audited with the actor below).
+      createdBy: newest ? actor.userId : null,
     };
     await repos.prompts.createVersion(version, items);
     await recordAudit(deps, repos, {

@@ -18,11 +18,11 @@ export function isRestricted(agent: Agent): boolean {
 
 /**
  * The agent behind a public slug, for this caller. Served only when it is published and distributed (has a
- * slug); deleted, unpublished, unknown: 404. Restricted agents (require_org_membership, or any
- * allowed_group_ids) need a verified identity (a bearer token on the public lane) that is a member of the
- * agent's organization, in any role and whatever organization is active in the token. There is no group model
- * yet, so allowed_group_ids means "members of the organization only". Everyone else gets 404, exactly as for
- * a missing agent, so a restricted agent's existence is not revealed.
+ * slug); deleted, unpublished, unknown: 404. Restricted agents need a verified identity (a bearer token on the
+ * public lane): require_org_membership admits any member of the agent's organization (in any role, whatever
+ * organization is active in the token); allowed_group_ids admits only members of the organization who belong to
+ * one of those groups (DECISIONS "Groups"). Everyone else gets 404, exactly as for a missing agent, so a
+ * restricted agent's existence is not revealed.
  */
 export async function loadPublicAgent(repos: Repositories, slug: string, actor: Actor | null): Promise<Agent> {
   if (typeof slug !== 'string' || slug.length > 200 || !SLUG.test(slug)) throw publicAgentNotFound();
@@ -32,6 +32,8 @@ export async function loadPublicAgent(repos: Repositories, slug: string, actor: 
     if (!actor) throw publicAgentNotFound();
     const membership = await repos.memberships.find(agent.organizationId, actor.userId);
     if (!membership) throw publicAgentNotFound();
+    const groups = agent.distribution?.allowed_group_ids ?? [];
+    if (groups.length > 0 && !(await repos.groups.isMemberOfAny(agent.organizationId, groups, actor.userId))) throw publicAgentNotFound();
   }
   return agent;
 }

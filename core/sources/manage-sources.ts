@@ -8,9 +8,11 @@ import { removeDocument } from '../knowledge/ingest-text';
 import { knowledgeBaseFor } from '../knowledge/kb-access';
 import type { KnowledgeSource } from '../knowledge/source';
 import { DomainError } from '../shared/errors';
+import { optionalWebhookUrl } from '../webhooks/webhook-url';
 import { COMMON_OPTION_KEYS } from './source-plugin';
 import { addMinutes, type SourceView, toSourceView } from './source-view';
 import { sourceContext, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from './sources-deps';
+import { startSyncJob } from './sync-progress';
 
 export interface AddSourceInput {
   url: string;
@@ -22,6 +24,8 @@ export interface AddSourceInput {
   crawlDepth?: number;
   mediaEmbeddingStrategy?: 'native' | 'transcription';
   visualEntityExtraction?: boolean;
+  /** HTTPS URL that receives the signed terminal event of the first sync job. */
+  webhookUrl?: string | null;
 }
 
 export const DEFAULT_SYNC_FREQUENCY_MINUTES = 60;
@@ -35,13 +39,27 @@ export function resolveSource(deps: SourcesDeps, input: { url: string; sourceTyp
   return { plugin, type, url, options };
 }
 
-export async function enqueueSync(deps: SourcesDeps, source: KnowledgeSource, reason: SyncJobPayload['reason']): Promise<string> {
+/** Records the sync job (readable at `/api/jobs/:jobId`, with its optional webhook) and queues it. */
+export async function enqueueSync(
+  deps: SourcesDeps,
+  source: KnowledgeSource,
+  reason: SyncJobPayload['reason'],
+  options: { webhookUrl?: string | null; createdBy?: string | null } = {},
+): Promise<string> {
   const jobId = deps.knowledge.ids.uuid();
-  return deps.knowledge.queue.enqueue<SyncJobPayload>(
-    SYNC_QUEUE,
-    { organizationId: source.organizationId, sourceId: source.id, reason },
-    { jobId },
-  );
+  await startSyncJob(deps, jobId, source, options);
+  try {
+    return await deps.knowledge.queue.enqueue<SyncJobPayload>(
+      SYNC_QUEUE,
+      { organizationId: source.organizationId, sourceId: source.id, reason },
+      { jobId },
+    );
+  } catch (error) {
+    await deps.knowledge.jobs
+      ?.fail(jobId, { code: 'not_queued', message: 'The sync could not be queued; try again', retryable: true })
+      .catch(() => undefined);
+    throw error;
+  }
 }
 
 async function itemCount(deps: SourcesDeps, sourceId: string) {
@@ -57,6 +75,7 @@ async function itemCount(deps: SourcesDeps, sourceId: string) {
 export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId: string, input: AddSourceInput) {
   const repos = deps.knowledge.store.repos;
   const kb = await knowledgeBaseFor(repos, actor, knowledgeBaseId, 'edit');
+  const webhookUrl = optionalWebhookUrl(input.webhookUrl);
   const requested: Record<string, unknown> = {};
   for (const key of COMMON_OPTION_KEYS) if (input[key] !== undefined) requested[key] = input[key];
   const { plugin, type, url, options } = resolveSource(deps, { url: input.url, sourceType: input.sourceType, options: requested });
@@ -97,7 +116,7 @@ export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId
     };
     await repos.sources.create(source);
   }
-  const jobId = await enqueueSync(deps, source, 'added');
+  const jobId = await enqueueSync(deps, source, 'added', { webhookUrl, createdBy: actor.userId });
   return {
     source: toSourceView(source, existing ? await itemCount(deps, source.id) : 0),
     jobId,
@@ -125,9 +144,16 @@ async function sourceOf(deps: SourcesDeps, actor: Actor, knowledgeBaseId: string
   return source;
 }
 
-export async function requestSync(deps: SourcesDeps, actor: Actor, knowledgeBaseId: string, sourceId: string) {
+export async function requestSync(
+  deps: SourcesDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  sourceId: string,
+  options: { webhookUrl?: unknown } = {},
+) {
   const source = await sourceOf(deps, actor, knowledgeBaseId, sourceId, 'edit');
-  const jobId = await enqueueSync(deps, source, 'manual');
+  const webhookUrl = optionalWebhookUrl(options.webhookUrl);
+  const jobId = await enqueueSync(deps, source, 'manual', { webhookUrl, createdBy: actor.userId });
   return { message: 'Sync queued', sourceId: source.id, jobId };
 }
 

@@ -15,6 +15,7 @@ import { DomainError, isDomainError } from '../shared/errors';
 import type { ListedItem, SourceItemContent, SourcePlugin } from './source-plugin';
 import { addMinutes } from './source-view';
 import { sourceContext, type SourcesDeps, type SyncJobPayload } from './sources-deps';
+import { syncReporter } from './sync-progress';
 
 export interface SyncReport {
   sourceId: string;
@@ -30,11 +31,22 @@ export interface SyncReport {
 const messageOf = (error: unknown) =>
   isDomainError(error) ? error.message : `Unexpected error: ${error instanceof Error ? error.message : String(error)}`;
 
-export async function syncSource(deps: SourcesDeps, payload: Pick<SyncJobPayload, 'organizationId' | 'sourceId'>): Promise<SyncReport> {
+/** `jobId`: the queue job of the sync, which reports as a job (sync-progress.ts). */
+export async function syncSource(
+  deps: SourcesDeps,
+  payload: Pick<SyncJobPayload, 'organizationId' | 'sourceId'>,
+  jobId?: string,
+): Promise<SyncReport> {
   const repos = deps.knowledge.store.repos;
   const report: SyncReport = { sourceId: payload.sourceId, status: 'skipped', listed: 0, created: 0, updated: 0, unchanged: 0, failed: 0 };
+  const progress = syncReporter(deps, jobId);
   const source = await repos.sources.findById(payload.organizationId, payload.sourceId);
-  if (!source) return report;
+  if (!source) {
+    await progress.failed('not_found', 'The source was deleted', { ...report });
+    return report;
+  }
+  await progress.start(source);
+  await progress.listing();
   let firstItemError: unknown = null;
   try {
     const plugin = deps.registry.get(source.sourceType);
@@ -45,7 +57,7 @@ export async function syncSource(deps: SourcesDeps, payload: Pick<SyncJobPayload
     const items = listing.items.filter((i) => !seen.has(i.key) && seen.add(i.key));
     report.listed = items.length;
     if (items.length === 0) throw new DomainError('UNSUPPORTED_URL', 'The source has no readable items');
-    for (const listed of items) {
+    for (const [i, listed] of items.entries()) {
       try {
         const outcome = await syncItem(deps, source, plugin, listed, target, ctx);
         report[outcome]++;
@@ -54,6 +66,7 @@ export async function syncSource(deps: SourcesDeps, payload: Pick<SyncJobPayload
         firstItemError ??= error;
         deps.log('warn', `source ${source.id}: item ${listed.key} failed: ${messageOf(error)}`);
       }
+      await progress.items(i + 1, items.length);
     }
     if (report.failed === items.length) throw firstItemError;
   } catch (error) {
@@ -63,10 +76,12 @@ export async function syncSource(deps: SourcesDeps, payload: Pick<SyncJobPayload
     report.error = messageOf(error);
     await recordHealth(deps, source, report.error);
     deps.log('info', `source ${source.id}: sync failed: ${report.error}`);
+    await progress.failed('sync_failed', report.error, { ...report });
     return report;
   }
   report.status = 'healthy';
   await recordHealth(deps, source, null);
+  await progress.completed({ ...report });
   return report;
 }
 

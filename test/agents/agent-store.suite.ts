@@ -153,10 +153,19 @@ export function agentStoreSuite(name: string, makeFixture: () => Promise<AgentSt
         sections: [{ promptType: 'welcome', mode: 'fixed', content: 'Hi {{user.name}}' }],
       });
       expect(await repos.prompts.findVersion(b.id, v.version.id)).toBeNull();
+      // Spec 2.13: the initial v1.0 has no author; later versions name theirs.
       expect(await repos.prompts.findVersion(a.id, v.version.id)).toMatchObject({
         versionMajor: 1,
         versionMinor: 0,
         sectionCount: 2,
+        createdBy: null,
+        authorName: null,
+      });
+      const v11 = await savePromptConfig(deps, actor, a.id, { sections: [] });
+      expect(await repos.prompts.findVersion(a.id, v11.version.id)).toMatchObject({
+        versionMajor: 1,
+        versionMinor: 1,
+        createdBy: actor.userId,
         authorName: 'Saver',
       });
       await expect(publishPromptConfig(deps, actor, b.id, v.version.id)).rejects.toMatchObject({ code: 'NOT_FOUND' });

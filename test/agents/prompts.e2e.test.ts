@@ -43,13 +43,15 @@ describe('prompt configuration versions', () => {
     let list = await p.http.get(`/api/bots/${id}/prompt-config-versions`, as);
     expect(list.body.live).toBeNull();
     expect(list.body.versions.map((v: any) => `v${v.versionMajor}.${v.versionMinor}`)).toEqual(['v2.0', 'v1.1', 'v1.0']);
+    // Spec 2.13: createdBy is null for the initial v1.0; later versions name their author.
     expect(list.body.versions[2]).toMatchObject({
       label: 'first',
-      createdBy: owner.id,
-      authorName: 'Olga Owner',
+      createdBy: null,
+      authorName: null,
       isLive: false,
       isNewest: false,
     });
+    expect(list.body.versions[1]).toMatchObject({ createdBy: owner.id, authorName: 'Olga Owner' });
     expect(list.body.versions[0].isNewest).toBe(true);
 
     const live = await put(p, `/api/bots/${id}/prompt-live`, { versionId: first.body.version.id }, owner.accessToken);

@@ -189,11 +189,18 @@ describe('a visitor of a distributed agent', () => {
 });
 
 describe('restricted agents', () => {
-  it('are served only to verified members of the organization; anonymous callers and outsiders get 404', async () => {
+  it('are served only to verified members of the organization (and of an allowed group); anonymous callers and outsiders get 404', async () => {
     const member = await joinOrganization(p.http, owner, owner.orgId, await registerUser(p.http, { label: 'public-member' }), 'viewer');
     const outsider = await registerUser(p.http, { label: 'public-outsider' });
     const members = await distributedAgent(p, owner, kbId, {}, { require_org_membership: true });
-    const groups = await distributedAgent(p, owner, kbId, {}, { allowed_group_ids: [randomUUID()] });
+    // Group restrictions name real user groups (DECISIONS "Groups"): the member is in the allowed group.
+    const group = await p.http.post(`/api/organizations/${owner.orgId}/groups`, { name: 'Public members' }, { token: owner.accessToken });
+    expect(group.status).toBe(201);
+    const added = await p.http.request('PUT', `/api/organizations/${owner.orgId}/groups/${group.body.group.id}/members/${member.id}`, {
+      token: owner.accessToken,
+    });
+    expect(added.status).toBe(204);
+    const groups = await distributedAgent(p, owner, kbId, {}, { allowed_group_ids: [group.body.group.id] });
     for (const agent of [members, groups]) {
       expect((await p.http.get(base(agent.slug))).status).toBe(404);
       expect((await p.http.get(base(agent.slug), { token: outsider.accessToken })).status).toBe(404);

@@ -7,6 +7,8 @@ export interface ReceivedFile {
   filename: string;
   mimeType: string;
   bytes: Buffer;
+  /** Text fields of the form (at most 20, each value at most 4 KiB), e.g. `webhookUrl`. */
+  fields: Record<string, string>;
 }
 
 /**
@@ -23,12 +25,13 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
   return new Promise<ReceivedFile>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 1, fields: 20, parts: 30 } });
+      parser = busboy({ headers: req.headers, limits: { fileSize: options.maxBytes, files: 1, fields: 20, parts: 30, fieldSize: 4096 } });
     } catch (error) {
       reject(new DomainError('VALIDATION', `Malformed multipart request: ${(error as Error).message}`));
       return;
     }
-    let found: ReceivedFile | null = null;
+    let found: Omit<ReceivedFile, 'fields'> | null = null;
+    const fields: Record<string, string> = {};
     let failed: DomainError | null = null;
     const fail = (e: DomainError) => {
       if (failed) return;
@@ -49,11 +52,14 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
         if (!failed) found = { filename: info.filename ?? '', mimeType: info.mimeType ?? '', bytes: Buffer.concat(parts) };
       });
     });
+    parser.on('field', (name: string, value: string) => {
+      if (!(name in fields)) fields[name] = value;
+    });
     parser.on('error', (error: Error) => fail(new DomainError('VALIDATION', `Malformed multipart request: ${error.message}`)));
     parser.on('close', () => {
       if (failed) return;
       if (!found) reject(new DomainError('VALIDATION', `The multipart request has no file part named "${field}"`));
-      else resolve(found);
+      else resolve({ ...found, fields });
     });
     if (Number.isFinite(declared) && declared > options.maxBytes + 64 * 1024) {
       fail(new DomainError('PAYLOAD_TOO_LARGE', `The request is larger than the ${options.maxBytes} bytes allowed`));

@@ -40,16 +40,15 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       // permission and existence first, so a refused upload is not read at all
       await knowledgeBaseFor(d.store.repos, actor, ctx.params.id, 'edit');
       const file = await readMultipartFile(ctx.req, { maxBytes });
-      return ok(
-        await uploadDocument(d, actor, ctx.params.id, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }),
-        201,
-      );
+      const upload = { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes };
+      return ok(await uploadDocument(d, actor, ctx.params.id, upload, { webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl }), 201);
     },
     listDocuments: async (ctx) =>
       ok(await listDocuments(d, requireActor(ctx), ctx.params.id, { ...page(ctx.query), status: ctx.query.status })),
     getDocument: async (ctx) => ok(await getDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),
     deleteDocument: async (ctx) => ok(await deleteDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),
-    retryDocument: async (ctx) => ok(await retryDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId)),
+    retryDocument: async (ctx) =>
+      ok(await retryDocument(d, requireActor(ctx), ctx.params.id, ctx.params.docId, { webhookUrl: ctx.body.webhookUrl })),
     extractText: async (ctx) => {
       const actor = requireActor(ctx);
       const file = await readMultipartFile(ctx.req, { maxBytes });

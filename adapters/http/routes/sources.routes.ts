@@ -9,7 +9,7 @@ export function sourceRoutes(d: SourcesDeps): HandlerMap {
     listKnowledgeSources: async (ctx) => ({ status: 200, body: await listSources(d, requireActor(ctx), ctx.params.id) }),
     syncKnowledgeSource: async (ctx) => ({
       status: 200,
-      body: await requestSync(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId),
+      body: await requestSync(d, requireActor(ctx), ctx.params.id, ctx.params.sourceId, { webhookUrl: ctx.body.webhookUrl }),
     }),
     deleteKnowledgeSource: async (ctx) => ({
       status: 200,

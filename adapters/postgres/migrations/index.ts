@@ -6,6 +6,8 @@ import { agentLifecycleMigration } from './0004_agent_lifecycle';
 import { modelsMigration } from './0005_models';
 import { chatMigration } from './0006_chat';
 import { publicChatMigration } from './0007_public_chat';
+import { userGroupsMigration } from './0015_user_groups';
+import { jobsMigration } from './0016_jobs';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -18,5 +20,7 @@ export const relationalMigrations: MigrationSet = {
     modelsMigration,
     chatMigration,
     publicChatMigration,
+    userGroupsMigration,
+    jobsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

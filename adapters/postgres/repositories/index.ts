@@ -9,6 +9,8 @@ import { KnexAttachmentRepository } from './attachments.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
 import { KnexConversationRepository } from './conversations.repository';
+import { KnexGroupRepository } from './groups.repository';
+import { KnexJobRepository } from './jobs.repository';
 import { KnexKnowledgeBaseRepository } from './knowledge-bases.repository';
 import { KnexDocumentRepository } from './knowledge-documents.repository';
 import { KnexAgentKnowledgeLinkRepository } from './knowledge-links.repository';
@@ -19,6 +21,7 @@ import { KnexInvitationRepository, KnexMembershipRepository, KnexOrganizationRep
 import { KnexPromptConfigRepository } from './prompt-config.repository';
 import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.repository';
 import { KnexUserRepository } from './users.repository';
+import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
 
 export function createRepositories(db: DbHandle): Repositories {
   return {
@@ -45,5 +48,8 @@ export function createRepositories(db: DbHandle): Repositories {
     models: new KnexModelRepository(db),
     conversations: new KnexConversationRepository(db),
     attachments: new KnexAttachmentRepository(db),
+    groups: new KnexGroupRepository(db),
+    jobs: new KnexJobRepository(db),
+    webhookDeliveries: new KnexWebhookDeliveryRepository(db),
   };
 }

@@ -1,0 +1,28 @@
+import type { JobChange, JobError, JobRecord } from './job';
+
+export interface StartJobInput {
+  /** Chosen by the caller (the queue job id of the work, so workers report without a lookup). */
+  id: string;
+  organizationId: string;
+  kind: string;
+  step?: string | null;
+  stepLabel?: string | null;
+  detail?: string | null;
+  body?: Record<string, unknown>;
+  reference?: Record<string, unknown>;
+  /** Already checked (core/webhooks/webhook-url.ts). */
+  webhookUrl?: string | null;
+  createdBy?: string | null;
+}
+
+/**
+ * What the owner of a long-running job calls: start (idempotent on the id), progress (monotonic, never
+ * backwards), complete, fail. Each state change is persisted, then published as one job event; terminal
+ * changes of a job with a webhook URL are queued for delivery. After a terminal state, calls are no-ops (null).
+ */
+export interface JobReporter {
+  start(input: StartJobInput): Promise<JobRecord>;
+  progress(jobId: string, change: JobChange): Promise<JobRecord | null>;
+  complete(jobId: string, outcome?: JobChange & { result?: Record<string, unknown> | null }): Promise<JobRecord | null>;
+  fail(jobId: string, error: JobError, change?: JobChange): Promise<JobRecord | null>;
+}
