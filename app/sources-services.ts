@@ -9,8 +9,8 @@ import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
 import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from '../core/sources/sources-deps';
 import { syncSource } from '../core/sources/sync-source';
 import { createSourceRegistry } from '../plugins/sources';
+import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
-import type { Consumer } from './workers';
 
 /** How often the worker looks for sources due for a sync. */
 export const SCHEDULER_INTERVAL_MS = 60_000;
@@ -25,7 +25,7 @@ export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps
   };
 }
 
-export const sourceSyncConsumer: Consumer = {
+export const sourceSyncConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: SYNC_QUEUE,
   start: (infra, services) =>
     infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload)), {
@@ -36,7 +36,7 @@ export const sourceSyncConsumer: Consumer = {
 };
 
 /** Not a queue consumer: a timer in the worker role that queues due syncs (enqueueDueSyncs) every minute. */
-export const sourceSchedulerConsumer: Consumer = {
+export const sourceSchedulerConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: `${SYNC_QUEUE}.scheduler`,
   async start(_infra, services): Promise<Subscription> {
     const deps = services.sources;

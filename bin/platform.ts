@@ -1,9 +1,10 @@
 #!/usr/bin/env -S npx tsx
-import { ConfigError, loadConfig } from '../adapters/config/load-config';
+import { ConfigError } from '../adapters/config/load-config';
 import type { Role } from '../adapters/config/platform-config';
 import { openDatabase } from '../adapters/postgres/database';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
+import { loadConfig } from '../app/configuration';
 import { createContainer } from '../app/container';
 import { buildInfrastructure } from '../app/infrastructure';
 import { createLogger } from '../app/logger';
