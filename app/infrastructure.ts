@@ -30,7 +30,9 @@ import { RATE_LIMIT_STORE, type RateLimitStore } from '../core/ports/rate-limit-
 import { RERANKER, type Reranker } from '../core/ports/reranker';
 import { STORE, type Store } from '../core/ports/store';
 import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
+import { createPluginRegistries, type PluginRegistries } from '../plugins';
 import { type Binding, createAdaptersContainer } from './adapters-container';
+import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
 import { EXTRA_CHAT_MODELS } from './ports/chat.port';
 import { EMBEDDINGS, type Embeddings } from './ports/model-capabilities.port';
@@ -73,6 +75,8 @@ export interface Infrastructure {
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
+  /** The plugins of every kind (folders and PLUGINS packages), their secrets read from configuration. */
+  plugins: PluginRegistries;
   /** Every port's token bound to its adapter (the parent of the roles' container). */
   adapters: Container;
   close(): Promise<void>;
@@ -113,6 +117,11 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   return [...out, ...(o.bindings ?? [])];
 }
 
+const secretOf = (config: PlatformConfig, name: string) => {
+  const value = config.settings[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
 interface Closable {
   close(): Promise<void>;
 }
@@ -122,6 +131,8 @@ export async function buildInfrastructure(
   log: Logger,
   overrides: InfrastructureOverrides = {},
 ): Promise<Infrastructure> {
+  // Plugins first: one that breaks its contract fails boot before anything is opened.
+  const plugins = createPluginRegistries({ ...pluginOptions(config.settings), secrets: (name) => secretOf(config, name) });
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
   const closers: Closable[] = [db];
   const closeAll = async () => {
@@ -168,6 +179,7 @@ export async function buildInfrastructure(
         html: await get<HtmlReader>(HTML_READER),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      plugins,
       adapters: c,
       close: closeAll,
     };

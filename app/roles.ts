@@ -23,7 +23,7 @@ export function createApi(container: Container) {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   return createApiApp({
-    operations: allOperations,
+    operations: allOperations(infra.plugins.catalogue()),
     handlers: buildHandlers(infra, services),
     internalSecret: infra.config.secrets.internal,
     clock: infra.clock,

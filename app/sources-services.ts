@@ -1,5 +1,5 @@
 /**
- * Wiring of the sources area: the plugin registry (every folder of plugins/sources), the SSRF-guarded
+ * Wiring of the sources area: the source plugin registry (plugins/sources and PLUGINS packages), the SSRF-guarded
  * outbound fetcher of the knowledge adapters (OUTBOUND_ALLOW feeds its test-only allow list), the
  * `sources.sync` worker and the scheduler timer of the worker role.
  */
@@ -8,7 +8,6 @@ import type { Subscription } from '../core/ports/job-queue';
 import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
 import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from '../core/sources/sources-deps';
 import { syncSource } from '../core/sources/sync-source';
-import { createSourceRegistry } from '../plugins/sources';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 
@@ -18,8 +17,9 @@ export const SCHEDULER_INTERVAL_MS = 60_000;
 export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps): SourcesDeps {
   return {
     knowledge,
-    registry: createSourceRegistry(),
+    registry: infra.plugins.sources,
     fetcher: infra.knowledge.outbound,
+    html: infra.knowledge.html,
     settings: DEFAULT_SOURCES_SETTINGS,
     log: (level, message, extra) => infra.log(level, message, extra),
   };

@@ -4,6 +4,7 @@
  * bearer token, when sent, is verified by the gateway and unlocks restricted agents for members of the agent's
  * organization.
  */
+import { CHAT_LIMITS } from '../../core/chat/chat-limits';
 import { errors, type JsonSchema, op } from '../operation';
 import { usageSchema } from '../schemas/chat';
 
@@ -103,13 +104,13 @@ const publicChatBody: JsonSchema = {
   type: 'object',
   required: ['message', 'conversationId', 'anonymousId'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: 10000 },
+    message: { type: 'string', minLength: 1, maxLength: CHAT_LIMITS.messageChars },
     conversationId: { ...id, description: "From POST .../conversations; another visitor's or agent's: 404" },
     anonymousId,
     stream: { type: 'boolean', default: false, description: 'SSE answer when the agent has streamingEnabled (else JSON)' },
     attachments: {
       type: 'array',
-      maxItems: 5,
+      maxItems: CHAT_LIMITS.attachments,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
       description:
         "Uploaded attachments of this visitor; 403 when the agent has file uploads disabled; unknown id, wrong token or another visitor's: 400; text still being extracted: 409 (retry shortly)",

@@ -1,13 +1,12 @@
-import { errors, op } from '../operation';
+import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
+import { errors, op, type Operation } from '../operation';
+import { pluginBodySchema, typeList } from '../plugin-schemas';
 
 const tags = ['knowledge', 'sources'];
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
 const nullableString = { type: ['string', 'null'] };
 const kbParams = obj({ id: { type: 'string' } });
 const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
-
-const sourceTypeNote =
-  'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';
 
 export const sourceSchema = obj(
   {
@@ -42,22 +41,25 @@ export const sourceSchema = obj(
   ],
 );
 
-export const addSourceBody = {
-  type: 'object',
-  required: ['url'],
-  additionalProperties: false,
-  properties: {
-    url: { type: 'string', minLength: 1, maxLength: 2048 },
-    sourceType: { type: 'string', minLength: 1, maxLength: 40, default: 'url', description: sourceTypeNote },
-    syncEnabled: { type: 'boolean', default: false },
-    syncFrequencyMinutes: { type: 'integer', minimum: 5, maximum: 43200, default: 60 },
-    maxItems: { type: 'integer', minimum: 1, maximum: 10000 },
-    maxPages: { type: 'integer', minimum: 1, maximum: 200 },
-    crawlDepth: { type: 'integer', minimum: 0, maximum: 3, description: '0 = single page' },
-    mediaEmbeddingStrategy: { enum: ['native', 'transcription'] },
-    visualEntityExtraction: { type: 'boolean' },
-  },
-};
+/**
+ * Body of addKnowledgeSource: the URL, its type and sync settings, plus the options of the chosen type
+ * (each plugin's options schema, spec 4.7's common options included), validated per type.
+ */
+export const addSourceBody = (sourceTypes: readonly PluginDescriptor[]) =>
+  pluginBodySchema(sourceTypes, {
+    typeField: 'sourceType',
+    defaultType: 'url',
+    typeNote: 'The source type (its options are accepted next to the URL):',
+    optionsAt: 'inline',
+    base: {
+      required: ['url'],
+      properties: {
+        url: { type: 'string', minLength: 1, maxLength: 2048 },
+        syncEnabled: { type: 'boolean', default: false },
+        syncFrequencyMinutes: { type: 'integer', minimum: 5, maximum: 43200, default: 60 },
+      },
+    },
+  });
 
 const lightScrapeResult = obj({
   url: { type: 'string' },
@@ -69,7 +71,8 @@ const lightScrapeResult = obj({
   error: { ...nullableString, description: 'Why this URL could not be read (other URLs are unaffected)' },
 });
 
-export const sourceOperations = [
+/** The sources endpoints, their schemas built from the registered source types. */
+export const sourceOperations = (sourceTypes: readonly PluginDescriptor[]): Operation[] => [
   op({
     operationId: 'addKnowledgeSource',
     method: 'post',
@@ -79,7 +82,7 @@ export const sourceOperations = [
     tags,
     auth: 'user',
     params: kbParams,
-    body: addSourceBody,
+    body: addSourceBody(sourceTypes),
     responses: {
       '201': {
         description: 'Source added, sync queued',
@@ -160,7 +163,12 @@ export const sourceOperations = [
             additionalProperties: false,
             properties: {
               url: { type: 'string', minLength: 1, maxLength: 2048 },
-              sourceType: { type: 'string', minLength: 1, maxLength: 40, description: sourceTypeNote },
+              sourceType: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 40,
+                description: `A source type that can be previewed (an unknown one fails only its URL):\n${typeList(sourceTypes.filter((d) => d.capabilities.includes('preview')))}`,
+              },
             },
           },
         },

@@ -1,9 +1,10 @@
+import { CHAT_LIMITS } from '../../core/chat/chat-limits';
 import type { JsonSchema } from '../operation';
 
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
 const variables = {
   type: 'object',
-  maxProperties: 100,
+  maxProperties: CHAT_LIMITS.variables,
   description: 'Template variables, name -> JSON value; rendered in prompts as {{user.name}}',
 };
 
@@ -12,7 +13,7 @@ export const chatBody: JsonSchema = {
   type: 'object',
   required: ['message'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: 10000 },
+    message: { type: 'string', minLength: 1, maxLength: CHAT_LIMITS.messageChars },
     conversationId: {
       type: 'string',
       maxLength: 100,
@@ -22,7 +23,7 @@ export const chatBody: JsonSchema = {
     variables: { ...variables, description: 'Merged into the conversation variables before the prompt is rendered' },
     attachments: {
       type: 'array',
-      maxItems: 5,
+      maxItems: CHAT_LIMITS.attachments,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
       description:
         'Uploaded attachments (their text is extracted into the context); the agent needs fileUploadsEnabled; unknown id or wrong token: 400',
@@ -32,7 +33,11 @@ export const chatBody: JsonSchema = {
       default: false,
       description: 'Adds voice {audioBase64, mimeType}; needs voiceEnabled and a configured speech provider (else 400)',
     },
-    systemPrompt: { type: 'string', maxLength: 10000, description: 'Per-message system prompt override (rendered with the variables)' },
+    systemPrompt: {
+      type: 'string',
+      maxLength: CHAT_LIMITS.systemPromptChars,
+      description: 'Per-message system prompt override (rendered with the variables)',
+    },
   },
 };
 

@@ -68,6 +68,9 @@ export function requireOrgPermission(actor: Actor, permission: OrgPermission): s
   return actor.organizationId;
 }
 
+/** The actor's active organization (any role), or FORBIDDEN when they have none. The one definition every area uses. */
+export const activeOrganization = (actor: Actor): string => requireOrgPermission(actor, 'org.read');
+
 export function requireResourcePermission(actor: Actor, permission: ResourcePermission, grants: readonly ResourcePermission[] = []) {
   if (!canOnResource(actor.orgRole, permission, grants)) {
     throw new DomainError('FORBIDDEN', `Your role (${actor.orgRole ?? 'none'}) lacks the ${permission} permission on this resource`);

@@ -1,8 +1,9 @@
 import type { Actor } from '../identity/actor';
+import { activeOrganization } from '../identity/policy';
 import type { DocumentKind } from '../ports/document-loader';
 import { DomainError, isDomainError } from '../shared/errors';
 import type { KnowledgeDocument } from './document';
-import { activeOrganization, knowledgeBaseFor } from './kb-access';
+import { knowledgeBaseFor } from './kb-access';
 import { INGEST_QUEUE, type KnowledgeDeps } from './knowledge-deps';
 
 export interface DocumentView {

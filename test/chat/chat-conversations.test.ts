@@ -3,8 +3,6 @@ import { localChatProvider } from '../../adapters/local-ai/local-ai.adapters';
 import { openAiChatProvider } from '../../adapters/openai/openai.adapters';
 import { ChatModelRouter } from '../../app/chat-model-router';
 import { chat } from '../../core/chat/chat-pipeline';
-import { compatAgent, splitMessages } from '../../core/chat/openai-compat';
-import { signContextToken, verifyContextToken } from '../../core/conversations/context-token';
 import {
   getConversation,
   getConversationVariables,
@@ -12,8 +10,10 @@ import {
   listConversations,
   listMessages,
   setConversationVariables,
-} from '../../core/conversations/conversations';
-import { createConversation, startConversation } from '../../core/conversations/create-conversation';
+} from '../../core/chat/conversations';
+import { createConversation, startConversation } from '../../core/chat/create-conversation';
+import { compatAgent, splitMessages } from '../../core/chat/openai-compat';
+import { signContextToken, verifyContextToken } from '../../core/conversations/context-token';
 import type { DomainError } from '../../core/shared/errors';
 import { actor, FakeDb, makeAgent, makeDeps, ORG, OTHER_ORG, PAID_MODEL, ScriptedModel, USER } from './fakes';
 

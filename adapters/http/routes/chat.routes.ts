@@ -10,8 +10,8 @@ import {
   listConversations,
   listMessages,
   setConversationVariables,
-} from '../../../core/conversations/conversations';
-import { createConversation } from '../../../core/conversations/create-conversation';
+} from '../../../core/chat/conversations';
+import { createConversation } from '../../../core/chat/create-conversation';
 import { pageRequest } from '../../../core/shared/pagination';
 import { toHttpError } from '../error-mapper';
 import { type HandlerContext, type HandlerMap, requireActor } from '../handler';

@@ -1,14 +1,14 @@
 import type { Agent } from '../agents/agent';
 import { loadAgent } from '../agents/agent-access';
-import { chargeModelCall, ensureCreditsFor, modelPrice } from '../chat/chat-billing';
-import type { ChatDeps } from '../chat/chat-deps';
-import { checkVariables } from '../chat/chat-input';
-import { toChatError } from '../chat/chat-pipeline';
+import { verifyContextToken } from '../conversations/context-token';
+import type { Conversation, StoredMessage } from '../conversations/conversation';
+import { type ConversationViewer, templateValues, viewerOf } from '../conversations/conversation-access';
 import type { Actor } from '../identity/actor';
 import { buildInstructions, type PromptSource, resolveWelcome } from '../prompts/resolve-prompt';
-import { verifyContextToken } from './context-token';
-import type { Conversation, StoredMessage } from './conversation';
-import { type ConversationViewer, templateValues, viewerOf } from './conversation-access';
+import { chargeModelCall, ensureCreditsFor, modelPrice } from './chat-billing';
+import type { ChatDeps } from './chat-deps';
+import { checkVariables } from './chat-input';
+import { toChatError } from './chat-pipeline';
 
 export interface NewConversationInput {
   variables?: Record<string, unknown>;
