@@ -5,6 +5,9 @@
  */
 import { configSchema } from '../adapters/config/config.schema';
 import { type ConfigSection, loadConfig as loadWith, mergedConfigSchema } from '../adapters/config/load-config';
+
+export { ConfigError } from '../adapters/config/load-config';
+export type { PlatformConfig, Role } from '../adapters/config/platform-config';
 import type { PlatformConfig, Role } from '../adapters/config/platform-config';
 import { mergeSettingSchemas } from '../adapters/kit/port-registry';
 import { declaredSecrets, findPlugins, type PluginOptions } from '../plugins';

@@ -9,7 +9,7 @@ export interface PluginSecrets {
   /** The value of a declared secret, or undefined when it is not configured. */
   get(name: string): string | undefined;
   /** The value of a declared secret; a clear error when it is not configured. */
-  require(name: string): string;
+  getRequired(name: string): string;
 }
 
 /** Reads configuration values by key. */
@@ -28,7 +28,7 @@ export function pluginSecrets(manifest: PluginManifest, source: SecretSource): P
   };
   return {
     get,
-    require(name) {
+    getRequired(name) {
       const value = get(name);
       if (value === undefined)
         throw new DomainError(

@@ -131,7 +131,7 @@ describe('source plugin discovery and registry', () => {
         capabilities: ['preview'],
         probe: undefined,
         secrets: [{ name: 'PRIVATE_TOKEN', description: 'API token' }],
-        listItems: (_source, ctx) => Promise.reject(new Error(`upstream refused token ${ctx.secrets.require('PRIVATE_TOKEN')}`)),
+        listItems: (_source, ctx) => Promise.reject(new Error(`upstream refused token ${ctx.secrets.getRequired('PRIVATE_TOKEN')}`)),
       };
       const { probe: _probe, ...withoutProbe } = plugin;
       return new SourceRegistry(ajvOptionsValidator(), (name) => values[name]).register(withoutProbe, 'test');
