@@ -3,7 +3,7 @@
  * and compiles the options schema with the kind's common options merged in; lookups hand out a guarded
  * plugin whose errors have its secrets taken out. Discovery (folders, npm packages) lives in plugins/.
  */
-import { DomainError } from '../shared/errors';
+import { DomainError, isDomainError } from '../shared/errors';
 import {
   type JsonSchema,
   MANIFEST_KEYS,
@@ -41,6 +41,17 @@ interface Entry<P> {
   origin: string;
   schema: JsonSchema;
   options: CompiledOptions;
+}
+
+/** Codes a plugin may give its errors (as DomainError, or any Error with a `code`): how the platform answers them. */
+export const PLUGIN_ERROR_CODES = ['UNSUPPORTED_URL', 'UPSTREAM_FAILED', 'STORE_THROTTLED', 'RATE_LIMITED', 'NOT_FOUND', 'VALIDATION'] as const;
+
+function asDomainError(e: unknown): unknown {
+  if (isDomainError(e) || !(e instanceof Error)) return e;
+  const code = (e as { code?: unknown }).code;
+  return (PLUGIN_ERROR_CODES as readonly unknown[]).includes(code)
+    ? new DomainError(code as (typeof PLUGIN_ERROR_CODES)[number], e.message, (e as { details?: unknown }).details)
+    : e;
 }
 
 const TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
@@ -211,9 +222,14 @@ export class PluginRegistry<K extends PluginKind, P extends PluginManifest<K>> {
     return problems;
   }
 
-  /** The plugin with every method's errors redacted (its secrets never reach a response, a log or the store). */
+  /**
+   * The plugin with every method's errors redacted (its secrets never reach a response, a log or the store),
+   * and plugin errors made domain errors: a plugin outside this repository (an npm package) cannot import
+   * DomainError, so an Error whose `code` is one of PLUGIN_ERROR_CODES counts as one.
+   */
   private guard(plugin: P): P {
     const values = () => secretValues(plugin, this.secretSource);
+    const settle = (e: unknown) => redactError(asDomainError(e), values());
     const guarded: Record<string, unknown> = { ...(plugin as object) };
     for (const [key, member] of Object.entries(plugin)) {
       if (typeof member !== 'function') continue;
@@ -221,9 +237,9 @@ export class PluginRegistry<K extends PluginKind, P extends PluginManifest<K>> {
       guarded[key] = (...args: unknown[]) => {
         try {
           const result = fn.apply(plugin, args);
-          return result instanceof Promise ? result.catch((e: unknown) => Promise.reject(redactError(e, values()))) : result;
+          return result instanceof Promise ? result.catch((e: unknown) => Promise.reject(settle(e))) : result;
         } catch (e) {
-          throw redactError(e, values());
+          throw settle(e);
         }
       };
     }

@@ -4,6 +4,7 @@
  * the plugin makes (whatever host it names) is answered from it, through the SSRF-guarded fetcher.
  */
 export interface SampleRequest {
+  method: string;
   /** The host the plugin asked for (`medium.com`, `fixture.myshopify.com`). */
   host: string;
   path: string;
