@@ -1,6 +1,6 @@
 /** Cohere for chat (`cohere/...` models), embeddings and rerank; each is picked when COHERE_API_KEY is set. */
 import type { Reranker } from '../../core/ports/reranker';
-import { type AdapterDefinition, defineAdapter, setting,type Settings } from '../kit/adapter-definition';
+import { type AdapterDefinition, defineAdapter, setting, type Settings } from '../kit/adapter-definition';
 import type { ChatProviderDefinition, EmbeddingsProviderDefinition } from '../kit/port-shapes';
 
 const settings = {

@@ -3,7 +3,7 @@
  * serve it, and the selection rules. A port's registry is one declaration (see app/ports/); adding an adapter
  * is its folder plus one entry in `adapters`. Unknown ids fail at boot listing the known ones.
  */
-import type { AdapterContext, AdapterDefinition, Settings,SettingSchema } from './adapter-definition';
+import type { AdapterContext, AdapterDefinition, Settings, SettingSchema } from './adapter-definition';
 
 export interface PortDefinition<T, D extends AdapterDefinition<T> = AdapterDefinition<T>> {
   /** The configuration key that names the adapter(s): `VECTOR_INDEX`, `CHAT_PROVIDERS`. */

@@ -3,7 +3,7 @@
  * embeddings, vision (image descriptions), transcription and speech. Each is picked when OPENAI_API_KEY is set.
  */
 import type { ImageDescriber, SpeechSynthesizer, Transcriber } from '../../core/ports/media-understanding';
-import { type AdapterDefinition, defineAdapter, setting,type Settings } from '../kit/adapter-definition';
+import { type AdapterDefinition, defineAdapter, setting, type Settings } from '../kit/adapter-definition';
 import type { ChatProviderDefinition, EmbeddingsProviderDefinition } from '../kit/port-shapes';
 
 const settings = {

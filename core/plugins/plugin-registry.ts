@@ -44,7 +44,14 @@ interface Entry<P> {
 }
 
 /** Codes a plugin may give its errors (as DomainError, or any Error with a `code`): how the platform answers them. */
-export const PLUGIN_ERROR_CODES = ['UNSUPPORTED_URL', 'UPSTREAM_FAILED', 'STORE_THROTTLED', 'RATE_LIMITED', 'NOT_FOUND', 'VALIDATION'] as const;
+export const PLUGIN_ERROR_CODES = [
+  'UNSUPPORTED_URL',
+  'UPSTREAM_FAILED',
+  'STORE_THROTTLED',
+  'RATE_LIMITED',
+  'NOT_FOUND',
+  'VALIDATION',
+] as const;
 
 function asDomainError(e: unknown): unknown {
   if (isDomainError(e) || !(e instanceof Error)) return e;

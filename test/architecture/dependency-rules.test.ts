@@ -91,15 +91,43 @@ describe('architecture: dependency rules', () => {
     });
 
     it('finds a cycle, even through type-only imports', () => {
-      expect(cyclesOf(graphOf([['a.ts', 'b.ts'], ['b.ts', 'c.ts', true], ['c.ts', 'a.ts'], ['c.ts', 'd.ts']]))).toEqual([['a.ts', 'b.ts', 'c.ts']]);
-      expect(cyclesOf(graphOf([['a.ts', 'b.ts'], ['b.ts', 'c.ts']]))).toEqual([]);
+      expect(
+        cyclesOf(
+          graphOf([
+            ['a.ts', 'b.ts'],
+            ['b.ts', 'c.ts', true],
+            ['c.ts', 'a.ts'],
+            ['c.ts', 'd.ts'],
+          ]),
+        ),
+      ).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+      expect(
+        cyclesOf(
+          graphOf([
+            ['a.ts', 'b.ts'],
+            ['b.ts', 'c.ts'],
+          ]),
+        ),
+      ).toEqual([]);
     });
 
     it('finds loops between core areas but not through the repository aggregate', () => {
-      expect(coreAreaCycles(graphOf([['core/chat/x.ts', 'core/conversations/y.ts'], ['core/conversations/z.ts', 'core/chat/w.ts']]))).toEqual([
-        ['chat', 'conversations'],
-      ]);
-      expect(coreAreaCycles(graphOf([['core/ports/repositories.ts', 'core/agents/agent.ts', true], ['core/agents/a.ts', 'core/ports/store.ts']]))).toEqual([]);
+      expect(
+        coreAreaCycles(
+          graphOf([
+            ['core/chat/x.ts', 'core/conversations/y.ts'],
+            ['core/conversations/z.ts', 'core/chat/w.ts'],
+          ]),
+        ),
+      ).toEqual([['chat', 'conversations']]);
+      expect(
+        coreAreaCycles(
+          graphOf([
+            ['core/ports/repositories.ts', 'core/agents/agent.ts', true],
+            ['core/agents/a.ts', 'core/ports/store.ts'],
+          ]),
+        ),
+      ).toEqual([]);
     });
 
     it.each([

@@ -46,7 +46,10 @@ export class SampleUpstream {
       this.hits.push(`${host}${url.pathname}`);
       const reply = this.down
         ? { status: 503, body: 'down for maintenance' }
-        : this.sample.upstream({ method: req.method ?? 'GET', host, path: url.pathname, query: url.searchParams, headers: req.headers }, this.revision);
+        : this.sample.upstream(
+            { method: req.method ?? 'GET', host, path: url.pathname, query: url.searchParams, headers: req.headers },
+            this.revision,
+          );
       if (!reply) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>not found</body></html>');
       res.writeHead(reply.status ?? 200, { 'content-type': reply.type ?? 'text/html; charset=utf-8', ...reply.headers }).end(reply.body);
     });
