@@ -25,6 +25,7 @@ import { TOKEN_SIGNER } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
 import { DOCUMENT_LOADER } from '../core/ports/document-loader';
+import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
 import { HTML_READER } from '../core/ports/html-reader';
 import { ID_GENERATOR } from '../core/ports/id-generator';
 import { IMAGE_DESCRIBER, type ImageDescriber, TRANSCRIBER, type Transcriber } from '../core/ports/media-understanding';
@@ -48,6 +49,8 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(new SsrfGuardedFetcher({ allow: config.outboundAllow }));
   c.bind(HTML_READER).toConstantValue(new CheerioHtmlReader());
+  // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
+  c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
   for (const port of platformPorts) port.bind(c, config.settings, context);
   // The loader describes images and transcribes media with whatever those two ports resolve to.
   c.bind(DOCUMENT_LOADER)

@@ -14,6 +14,7 @@ import { CLOCK, type Clock } from '../core/ports/clock';
 import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loader';
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
+import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
 import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
 import { JOB_QUEUE, type JobQueue } from '../core/ports/job-queue';
@@ -49,6 +50,8 @@ export interface KnowledgeAdapters {
   /** The SSRF-guarded fetcher: the only way to the network for sources and plugins. */
   outbound: OutboundFetcher;
   html: HtmlReader;
+  /** Entity search over the knowledge graphs (chat's graph step). */
+  graphSearch: GraphSearch;
 }
 
 export interface ChatAdapters {
@@ -177,6 +180,7 @@ export async function buildInfrastructure(
         documentLoader: await get<DocumentLoader>(DOCUMENT_LOADER),
         outbound: await get<OutboundFetcher>(OUTBOUND_FETCHER),
         html: await get<HtmlReader>(HTML_READER),
+        graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
       plugins,
