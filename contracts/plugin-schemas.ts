@@ -7,13 +7,30 @@
 import type { PluginDescriptor } from '../core/plugins/plugin-manifest';
 import type { JsonSchema } from './operation';
 
-export interface PluginBodyOptions {
+/** The endpoint's own fields: JSON schema properties and which are required. */
+export interface BaseFields {
+  properties: Record<string, JsonSchema>;
+  required?: readonly string[];
+}
+
+/**
+ * The static type of a plugin body: its own fields and the type field, plus any other key (the options, whose
+ * schemas are only known once the plugins are registered; the runtime schema checks them per type).
+ */
+export type PluginBody<B extends BaseFields, T extends string> = {
+  type: 'object';
+  required: B['required'];
+  properties: B['properties'] & { [K in T]: { type: 'string' } };
+  additionalProperties: true;
+};
+
+export interface PluginBodyOptions<B extends BaseFields = BaseFields, T extends string = string> {
   /** The field naming the type (`sourceType`, `type`). */
-  typeField: string;
+  typeField: T;
   /** The type when the field is absent. */
   defaultType?: string;
   /** The endpoint's own fields (`url`, `syncEnabled`...). */
-  base: { properties: Record<string, JsonSchema>; required?: string[] };
+  base: B;
   /** Options sit next to the base fields (`inline`) or under one field (`config` of a channel). */
   optionsAt: 'inline' | { field: string; required?: boolean };
   /** Introduces the list of types in the type field's description. */
@@ -54,7 +71,14 @@ function optionsObject(d: PluginDescriptor): JsonSchema {
   return { ...d.optionsSchema, type: 'object', additionalProperties: false };
 }
 
-export function pluginBodySchema(descriptors: readonly PluginDescriptor[], o: PluginBodyOptions): JsonSchema {
+export function pluginBodySchema<const B extends BaseFields, const T extends string>(
+  descriptors: readonly PluginDescriptor[],
+  o: PluginBodyOptions<B, T>,
+): PluginBody<B, T> {
+  return buildPluginBody(descriptors, o) as unknown as PluginBody<B, T>;
+}
+
+function buildPluginBody(descriptors: readonly PluginDescriptor[], o: PluginBodyOptions): JsonSchema {
   const types = descriptors.map((d) => d.type);
   const typeProperty: JsonSchema = {
     type: 'string',

@@ -70,7 +70,8 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
         check(params, ctx.params, 'params');
         check(query, ctx.query, 'query');
         check(body, ctx.body, 'body');
-        const result = await handler(ctx);
+        // Validated just above against the operation's schemas: the handler's body and query types hold.
+        const result = await handler(ctx as HandlerContext<never, never>);
         if (!result || res.headersSent) return;
         if (result.headers) res.set(result.headers);
         if (result.body === undefined) res.status(result.status).end();

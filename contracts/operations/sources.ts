@@ -1,9 +1,12 @@
 import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
-import { errors, op, type Operation } from '../operation';
+import { errors, op } from '../operation';
 import { pluginBodySchema, typeList } from '../plugin-schemas';
 
 const tags = ['knowledge', 'sources'];
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const nullableString = { type: ['string', 'null'] };
 const kbParams = obj({ id: { type: 'string' } });
 const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
@@ -72,7 +75,7 @@ const lightScrapeResult = obj({
 });
 
 /** The sources endpoints, their schemas built from the registered source types. */
-export const sourceOperations = (sourceTypes: readonly PluginDescriptor[]): Operation[] => [
+export const sourceOperations = (sourceTypes: readonly PluginDescriptor[]) => [
   op({
     operationId: 'addKnowledgeSource',
     method: 'post',

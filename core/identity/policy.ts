@@ -81,6 +81,9 @@ export function requireSuperadmin(actor: Actor) {
   if (actor.platformRole !== 'superadmin') throw new DomainError('FORBIDDEN', 'Only platform administrators may do this');
 }
 
+/** Whether a requested role (an untrusted string) is one of `roles`. */
+export const isRoleIn = (roles: readonly OrgRole[], role: string): role is OrgRole => (roles as readonly string[]).includes(role);
+
 /** Roles an invitation may grant (never owner). */
 export const INVITABLE_ROLES: readonly OrgRole[] = ['admin', 'member', 'viewer'];
 /** Roles an owner or admin may assign to an existing member. */
