@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 
-import type { PluginCatalogue, PluginKind, PluginSecret } from '../core/plugins/plugin-manifest';
+import type { PluginCatalogue, PluginKind, PluginManifest, PluginSecret } from '../core/plugins/plugin-manifest';
+import { PluginRegistry } from '../core/plugins/plugin-registry';
 import type { SecretSource } from '../core/plugins/plugin-secrets';
 import { SourceRegistry } from '../core/sources/source-registry';
 import { ajvOptionsValidator } from './kit/ajv-options-validator';
@@ -53,8 +54,15 @@ export function declaredSecrets(found: FoundPlugins): { secret: PluginSecret; ow
   );
 }
 
+/**
+ * Channel types (plugins/channels/<type>/): the manifest only, until the channels area adds the kind's
+ * methods (its `PluginKindSpec`) and its own registry class, as sources have.
+ */
+export type ChannelRegistry = PluginRegistry<'channel', PluginManifest<'channel'>>;
+
 export interface PluginRegistries {
   sources: SourceRegistry;
+  channels: ChannelRegistry;
   /** What the API contract needs: every type with its options schema and capabilities. */
   catalogue(): PluginCatalogue;
 }
@@ -65,6 +73,12 @@ export function createPluginRegistries(options: PluginOptions & { secrets?: Secr
   if (found.problems.length) throw new Error(found.problems.join('\n'));
   const sources = new SourceRegistry(ajvOptionsValidator(), options.secrets);
   for (const { plugin, origin } of found.byKind.source) sources.register(plugin, origin);
-  // Channel plugins register here once the channels area defines their registry (plugins/channels/<type>/).
-  return { sources, catalogue: () => ({ sources: sources.descriptors() }) };
+  const channels: ChannelRegistry = new PluginRegistry(
+    'channel',
+    { methods: [], optional: [], commonOptions: {} },
+    ajvOptionsValidator(),
+    options.secrets,
+  );
+  for (const { plugin, origin } of found.byKind.channel) channels.register(plugin, origin);
+  return { sources, channels, catalogue: () => ({ sources: sources.descriptors(), channels: channels.descriptors() }) };
 }

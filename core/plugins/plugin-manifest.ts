@@ -67,4 +67,5 @@ export interface PluginDescriptor {
 /** Every plugin type the platform knows, by kind (given to contracts/ to build the operations). */
 export interface PluginCatalogue {
   sources: readonly PluginDescriptor[];
+  channels: readonly PluginDescriptor[];
 }

@@ -175,6 +175,13 @@ describe('source plugin discovery and registry', () => {
       writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: '@fixture/gemini-source', version: '1.0.0', main: 'lib/main.js' }));
       mkdirSync(join(pkg, 'lib'));
       writeFileSync(join(pkg, 'lib', 'main.js'), `${gopherSource('gemini')}module.exports = [plugin];\n`);
+      // A package holding a channel type: it goes to the channel registry.
+      const channel = join(dir, 'project', 'node_modules', 'fixture-pager-channel');
+      mkdirSync(channel, { recursive: true });
+      writeFileSync(
+        join(channel, 'index.js'),
+        `module.exports = { kind: 'channel', type: 'pager', description: 'Pager messages (fixture)', optionsSchema: { type: 'object', properties: { number: { type: 'string' } } }, secrets: [{ name: 'PAGER_API_KEY', description: 'key' }], capabilities: ['outbound'] };\n`,
+      );
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -197,6 +204,19 @@ describe('source plugin discovery and registry', () => {
       expect(() => createPluginRegistries({ packages: ['@fixture/absent'], root: join(dir, 'project') })).toThrow(
         /PLUGINS: cannot load the package @fixture\/absent/,
       );
+    });
+
+    it('routes each plugin of a package to the registry of its kind', () => {
+      const registries = createPluginRegistries({
+        packages: ['fixture-pager-channel'],
+        root: join(dir, 'project'),
+        secrets: () => 'k-123456',
+      });
+      expect(registries.channels.types()).toEqual(['pager']);
+      expect(registries.sources.types()).not.toContain('pager');
+      expect(registries.catalogue().channels).toEqual([
+        expect.objectContaining({ kind: 'channel', type: 'pager', secrets: ['PAGER_API_KEY'], available: true }),
+      ]);
     });
 
     it('insists that a folder plugin is named like its folder', () => {
