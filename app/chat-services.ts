@@ -4,7 +4,6 @@ import type { BillingDeps } from '../core/billing/billing';
 import { type ChatDeps, type ChatRetrieval, DEFAULT_CHAT_SETTINGS } from '../core/chat/chat-deps';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
-import { noGraphSearch } from '../core/ports/graph-search';
 import type { Infrastructure } from './infrastructure';
 import { attachmentResolver } from './public-chat-services';
 
@@ -23,7 +22,7 @@ export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log']): Ch
 
 /**
  * The chat area's dependencies. Attachments resolve from the public-chat area's attachment store; graph search
- * is an empty port until the graph area lands.
+ * is the GRAPH_SEARCH port (empty until the graph area binds its adapter).
  */
 export function buildChatDeps(infra: Infrastructure, billing: BillingDeps, knowledge: RetrievalParts | null): ChatDeps {
   return {
@@ -34,7 +33,7 @@ export function buildChatDeps(infra: Infrastructure, billing: BillingDeps, knowl
     chatModel: infra.chat.chatModel,
     retrieval: knowledge ? chatRetrieval(knowledge, infra.log) : null,
     attachments: attachmentResolver(infra.store),
-    graph: noGraphSearch,
+    graph: infra.knowledge.graphSearch,
     speech: infra.chat.speech,
     settings: {
       ...DEFAULT_CHAT_SETTINGS,

@@ -18,13 +18,13 @@ import type { Services } from './services';
 
 const VERSION = '0.1.0';
 
-export const openApiDocument = () => buildOpenApiDocument(allOperations, VERSION);
+export const openApiDocument = (infra: Infrastructure) => buildOpenApiDocument(allOperations(infra.plugins.catalogue()), VERSION);
 
 /** Handlers of every operation, by operationId. Each area adds its route module here. */
 export function buildHandlers(infra: Infrastructure, services: Services): HandlerMap {
   let doc: unknown;
   return {
-    ...platformRoutes({ billing: services.billing, openApiDocument: () => (doc ??= openApiDocument()) }),
+    ...platformRoutes({ billing: services.billing, openApiDocument: () => (doc ??= openApiDocument(infra)) }),
     ...modelRoutes(services.catalogue),
     ...agentRoutes(services.agents),
     ...promptRoutes(services.prompts),

@@ -1,28 +1,64 @@
-import { join } from 'node:path';
+import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
-import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
-import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
 import { type Database, openDatabase } from '../adapters/postgres/database';
-import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
-import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
-import { SystemClock } from '../adapters/system/system.clock';
-import type { OAuthIdentityProvider } from '../core/identity/google-sign-in';
-import type { PasswordHasher } from '../core/identity/password-hasher';
-import type { TokenSigner } from '../core/identity/token-claims';
-import type { BlobStore } from '../core/ports/blob-store';
-import type { Clock } from '../core/ports/clock';
-import type { EventBus } from '../core/ports/event-bus';
-import type { IdGenerator } from '../core/ports/id-generator';
-import type { JobQueue } from '../core/ports/job-queue';
-import type { RateLimitStore } from '../core/ports/rate-limit-store';
-import type { Store } from '../core/ports/store';
-import { buildChatAdapters, type ChatAdapterOverrides, type ChatAdapters } from './chat-infrastructure';
-import { buildKnowledgeAdapters, type KnowledgeAdapterOverrides, type KnowledgeAdapters } from './knowledge-infrastructure';
+import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
+import { PASSWORD_HASHER, type PasswordHasher } from '../core/identity/password-hasher';
+import { TOKEN_SIGNER, type TokenSigner } from '../core/identity/token-claims';
+import { MODEL_LISTING_SOURCE, type ModelListingSource } from '../core/models/model';
+import { BLOB_STORE, type BlobStore } from '../core/ports/blob-store';
+import { CHAT_MODEL, type ChatModel } from '../core/ports/chat-model';
+import { CLOCK, type Clock } from '../core/ports/clock';
+import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loader';
+import { EMBEDDER, type Embedder } from '../core/ports/embedder';
+import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
+import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
+import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
+import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
+import { JOB_QUEUE, type JobQueue } from '../core/ports/job-queue';
+import {
+  IMAGE_DESCRIBER,
+  type ImageDescriber,
+  SPEECH_SYNTHESIZER,
+  type SpeechSynthesizer,
+  TRANSCRIBER,
+  type Transcriber,
+} from '../core/ports/media-understanding';
+import { OUTBOUND_FETCHER, type OutboundFetcher } from '../core/ports/outbound-fetcher';
+import { RATE_LIMIT_STORE, type RateLimitStore } from '../core/ports/rate-limit-store';
+import { RERANKER, type Reranker } from '../core/ports/reranker';
+import { STORE, type Store } from '../core/ports/store';
+import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
+import { createPluginRegistries, type PluginRegistries } from '../plugins';
+import { type Binding, createAdaptersContainer } from './adapters-container';
+import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
+import { EXTRA_CHAT_MODELS } from './ports/chat.port';
+import { EMBEDDINGS, type Embeddings } from './ports/model-capabilities.port';
+
+export interface KnowledgeAdapters {
+  vectorIndex: VectorIndex;
+  embedder: Embedder;
+  /** Default size of new knowledge bases' embeddings for this embedder. */
+  embeddingDimensions: number;
+  reranker: Reranker | null;
+  transcriber: Transcriber | null;
+  imageDescriber: ImageDescriber | null;
+  documentLoader: DocumentLoader;
+  /** The SSRF-guarded fetcher: the only way to the network for sources and plugins. */
+  outbound: OutboundFetcher;
+  html: HtmlReader;
+  /** Entity search over the knowledge graphs (chat's graph step). */
+  graphSearch: GraphSearch;
+}
+
+export interface ChatAdapters {
+  /** Serves every model id the platform can call (a ChatModelRouter over CHAT_PROVIDERS). */
+  chatModel: ChatModel;
+  speech: SpeechSynthesizer | null;
+}
 
 /** Everything that touches the world, chosen per port by configuration. */
 export interface Infrastructure {
@@ -39,59 +75,58 @@ export interface Infrastructure {
   bus: EventBus;
   blobs: BlobStore;
   google: OAuthIdentityProvider | null;
-  /** Vector index, embedder, reranker, media understanding, document loader, outbound fetcher. */
+  modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
-  /** Chat model router (by model id prefix) and the optional speech synthesizer. */
   chat: ChatAdapters;
+  /** The plugins of every kind (folders and PLUGINS packages), their secrets read from configuration. */
+  plugins: PluginRegistries;
+  /** Every port's token bound to its adapter (the parent of the roles' container). */
+  adapters: Container;
   close(): Promise<void>;
 }
 
 export interface InfrastructureOverrides {
-  /** Tests: in-memory PGlite, cheaper password hashing. */
+  /** Tests: in-memory PGlite. */
   memoryDatabase?: boolean;
+  /** Tests: cheaper password hashing. */
   passwords?: PasswordHasher;
   google?: OAuthIdentityProvider | null;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
-  knowledge?: KnowledgeAdapterOverrides;
-  /** Tests and benchmarks: extra or fake chat models, a fake speech synthesizer. */
-  chat?: ChatAdapterOverrides;
-}
-
-// Optional SDKs are loaded only when their adapter is selected.
-async function rateLimitStoreFor(config: PlatformConfig): Promise<RateLimitStore> {
-  if (config.redisUrl) {
-    const { RedisRateLimitStore } = await import('../adapters/redis/redis.rate-limit-store');
-    return new RedisRateLimitStore({ url: config.redisUrl, prefix: 'agent-platform:rl:' });
-  }
-  const { InProcessRateLimitStore } = await import('../adapters/memory/in-process.rate-limit-store');
-  return new InProcessRateLimitStore();
-}
-
-async function messagingFor(config: PlatformConfig, log: Logger): Promise<{ queue: JobQueue; bus: EventBus }> {
-  if (config.rabbitmq) {
-    const { RabbitMqJobQueue } = await import('../adapters/rabbitmq/rabbitmq.job-queue');
-    const { RabbitMqEventBus } = await import('../adapters/rabbitmq/rabbitmq.event-bus');
-    const queue = new RabbitMqJobQueue({ url: config.rabbitmq.url, prefix: config.rabbitmq.prefix });
-    const bus = new RabbitMqEventBus({ url: config.rabbitmq.url, prefix: config.rabbitmq.prefix });
-    return { queue, bus };
-  }
-  const { InProcessJobQueue } = await import('../adapters/memory/in-process.job-queue');
-  const { InProcessEventBus } = await import('../adapters/memory/in-process.event-bus');
-  const logger = {
-    error: (message: string, extra?: unknown) => log('error', message, extra),
-    warn: (message: string, extra?: unknown) => log('warn', message, extra),
+  knowledge?: {
+    embedder?: Embeddings;
+    reranker?: Reranker | null;
+    transcriber?: Transcriber | null;
+    imageDescriber?: ImageDescriber | null;
+    vectorIndex?: VectorIndex;
   };
-  return { queue: new InProcessJobQueue({ logger }), bus: new InProcessEventBus({ logger }) };
+  /** Tests and benchmarks: chat models consulted before the configured providers, a fake speech synthesizer. */
+  chat?: { chatModels?: ChatModel[]; speech?: SpeechSynthesizer | null };
+  /** Any other token bound to a fixed value instead of its configured adapter. */
+  bindings?: Binding[];
 }
 
-async function blobStoreFor(config: PlatformConfig): Promise<BlobStore> {
-  if (config.blob.driver === 's3') {
-    const { S3BlobStore } = await import('../adapters/s3/s3.blob-store');
-    const { driver: _driver, ...options } = config.blob;
-    return new S3BlobStore(options);
-  }
-  const { LocalFolderBlobStore } = await import('../adapters/blob/local-folder.blob-store');
-  return new LocalFolderBlobStore({ root: join(config.dataDir, 'blobs') });
+function replacementsOf(o: InfrastructureOverrides): Binding[] {
+  const out: Binding[] = [];
+  const add = (token: symbol, value: unknown) => value !== undefined && out.push([token, value]);
+  add(PASSWORD_HASHER, o.passwords);
+  add(OAUTH_IDENTITY_PROVIDER, o.google);
+  add(EMBEDDINGS, o.knowledge?.embedder);
+  add(RERANKER, o.knowledge?.reranker);
+  add(TRANSCRIBER, o.knowledge?.transcriber);
+  add(IMAGE_DESCRIBER, o.knowledge?.imageDescriber);
+  add(VECTOR_INDEX, o.knowledge?.vectorIndex);
+  add(EXTRA_CHAT_MODELS, o.chat?.chatModels);
+  add(SPEECH_SYNTHESIZER, o.chat?.speech);
+  return [...out, ...(o.bindings ?? [])];
+}
+
+const secretOf = (config: PlatformConfig, name: string) => {
+  const value = config.settings[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+interface Closable {
+  close(): Promise<void>;
 }
 
 export async function buildInfrastructure(
@@ -99,46 +134,61 @@ export async function buildInfrastructure(
   log: Logger,
   overrides: InfrastructureOverrides = {},
 ): Promise<Infrastructure> {
-  const clock = new SystemClock();
-  const ids = new CryptoIdGenerator();
+  // Plugins first: one that breaks its contract fails boot before anything is opened.
+  const plugins = createPluginRegistries({ ...pluginOptions(config.settings), secrets: (name) => secretOf(config, name) });
   const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
-  const closers: (() => Promise<void>)[] = [() => db.close()];
+  const closers: Closable[] = [db];
+  const closeAll = async () => {
+    for (const c of closers) await c.close().catch((e) => log('warn', 'error while closing', e));
+  };
   try {
-    const knowledge = await buildKnowledgeAdapters(config, db, overrides.knowledge);
-    closers.unshift(() => knowledge.vectorIndex.close());
+    const c = createAdaptersContainer(config, { dataDir: config.dataDir, log, db }, replacementsOf(overrides));
+    const get = async <T>(token: symbol, closable = false): Promise<T> => {
+      const value = await c.getAsync<T>(token);
+      if (closable) closers.unshift(value as Closable);
+      return value;
+    };
+    // The vector index first: a Postgres without pgvector fails boot before anything else is touched.
+    const vectorIndex = await get<VectorIndex>(VECTOR_INDEX, true);
     await migrate(db.knex, [relationalMigrations]);
-    const rateLimits = await rateLimitStoreFor(config);
-    closers.unshift(() => rateLimits.close());
-    const { queue, bus } = await messagingFor(config, log);
-    closers.unshift(
-      () => queue.close(),
-      () => bus.close(),
-    );
-    const blobs = await blobStoreFor(config);
-    const chat = await buildChatAdapters(config, overrides.chat);
-    const google = overrides.google !== undefined ? overrides.google : config.google ? new GoogleIdentityProvider(config.google) : null;
+    const rateLimits = await get<RateLimitStore>(RATE_LIMIT_STORE, true);
+    const queue = await get<JobQueue>(JOB_QUEUE, true);
+    const bus = await get<EventBus>(EVENT_BUS, true);
+    const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     return {
       config,
       log,
-      clock,
-      ids,
+      clock: await get<Clock>(CLOCK),
+      ids: await get<IdGenerator>(ID_GENERATOR),
       db,
-      store: new KnexStore(db.knex),
-      tokens: new Hs256TokenSigner({ secret: config.secrets.jwt, clock }),
-      passwords: overrides.passwords ?? new ScryptPasswordHasher(),
+      store: await get<Store>(STORE),
+      tokens: await get<TokenSigner>(TOKEN_SIGNER),
+      passwords: await get<PasswordHasher>(PASSWORD_HASHER),
       rateLimits,
       queue,
       bus,
-      blobs,
-      google,
-      knowledge,
-      chat,
-      close: async () => {
-        for (const close of closers) await close().catch((e) => log('warn', 'error while closing', e));
+      blobs: await get<BlobStore>(BLOB_STORE),
+      google: await get<OAuthIdentityProvider | null>(OAUTH_IDENTITY_PROVIDER),
+      modelListing: await get<ModelListingSource | null>(MODEL_LISTING_SOURCE),
+      knowledge: {
+        vectorIndex,
+        embedder: await get<Embedder>(EMBEDDER),
+        embeddingDimensions: dimensions,
+        reranker: await get<Reranker | null>(RERANKER),
+        transcriber: await get<Transcriber | null>(TRANSCRIBER),
+        imageDescriber: await get<ImageDescriber | null>(IMAGE_DESCRIBER),
+        documentLoader: await get<DocumentLoader>(DOCUMENT_LOADER),
+        outbound: await get<OutboundFetcher>(OUTBOUND_FETCHER),
+        html: await get<HtmlReader>(HTML_READER),
+        graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
       },
+      chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      plugins,
+      adapters: c,
+      close: closeAll,
     };
   } catch (e) {
-    await db.close().catch(() => undefined);
+    await closeAll();
     throw e;
   }
 }

@@ -13,8 +13,8 @@ import {
   type WebhookDeps,
   type WebhookJobPayload,
 } from '../core/webhooks/webhooks';
+import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
-import type { Consumer } from './workers';
 
 /** Kinds with their own event shape or webhook rule (builds: the ProvisioningEvent of spec 2.12). */
 export function jobKinds(): JobKindRegistry {
@@ -63,7 +63,7 @@ export function buildWebhookDeps(infra: Infrastructure): WebhookDeps {
 }
 
 /** The worker of `webhooks.deliver`: the queue's backoff spaces the attempts; the delivery row counts them. */
-export const webhookDeliveryConsumer: Consumer = {
+export const webhookDeliveryConsumer: Consumer<object> = {
   queue: WEBHOOK_QUEUE,
   start: (infra) => {
     const deps = buildWebhookDeps(infra);

@@ -5,9 +5,9 @@ import { processIngestJob } from '../core/knowledge/ingest-document';
 import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
+import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
-import type { Consumer } from './workers';
 
 /** Attempts of one ingestion job (transient provider failures) before the document is marked failed. */
 export const INGEST_MAX_ATTEMPTS = 3;
@@ -45,7 +45,7 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
 }
 
 /** The worker of `knowledge.ingest`. */
-export const knowledgeIngestConsumer: Consumer = {
+export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
   queue: INGEST_QUEUE,
   start: (infra, services) =>
     infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, async (job) => void (await processIngestJob(services.knowledge, job)), {

@@ -9,8 +9,8 @@ import { ATTACHMENT_MAX_ATTEMPTS, processAttachmentJob } from '../core/attachmen
 import type { ChatDeps } from '../core/chat/chat-deps';
 import type { Store } from '../core/ports/store';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
+import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
-import type { Consumer } from './workers';
 
 /** Presence stream heartbeat: inside the 15-25 s proxies tolerate. */
 export const PRESENCE_HEARTBEAT_MS = 20_000;
@@ -49,7 +49,7 @@ export function buildPublicChatDeps(infra: Infrastructure, chat: ChatDeps): Publ
 }
 
 /** The worker of `attachments.extract`. */
-export const attachmentExtractConsumer: Consumer = {
+export const attachmentExtractConsumer: Consumer<{ publicChat: PublicChatDeps }> = {
   queue: ATTACHMENT_QUEUE,
   start: (infra, services) =>
     infra.queue.consume<AttachmentJobPayload>(ATTACHMENT_QUEUE, (job) => processAttachmentJob(services.publicChat.attachments, job), {

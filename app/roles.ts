@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 
 import type { Container } from 'inversify';
 
+import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createApiApp } from '../adapters/http/api-app';
+import { openDatabase } from '../adapters/postgres/database';
+import { relationalMigrations } from '../adapters/postgres/migrations';
+import { migrate } from '../adapters/postgres/migrator';
 import { allOperations } from '../contracts';
 import { verifyApiKey } from '../core/api-keys/api-keys';
 import { resolveActor } from '../core/identity/resolve-actor';
@@ -12,6 +16,7 @@ import { createGateway, type Gateway } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { buildHandlers } from './http-routes';
 import type { Infrastructure } from './infrastructure';
+import type { Logger } from './logger';
 import type { Services } from './services';
 import { startWorkers } from './workers';
 
@@ -23,7 +28,7 @@ export function createApi(container: Container) {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   return createApiApp({
-    operations: allOperations,
+    operations: allOperations(infra.plugins.catalogue()),
     handlers: buildHandlers(infra, services),
     internalSecret: infra.config.secrets.internal,
     clock: infra.clock,
@@ -73,6 +78,17 @@ export async function startGateway(
   });
   const address = await gateway.listen(port, host);
   return { gateway, address, close: () => gateway.close(2000) };
+}
+
+/** The `migrate` role: applies the relational migrations and closes the database. */
+export async function migrateDatabase(config: PlatformConfig, log: Logger): Promise<void> {
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    const applied = await migrate(db.knex, [relationalMigrations]);
+    log('info', applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
+  } finally {
+    await db.close();
+  }
 }
 
 export { startWorkers };

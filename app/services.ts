@@ -1,4 +1,3 @@
-import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
@@ -61,7 +60,7 @@ export function buildServices(infra: Infrastructure): Services {
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },
     billing,
-    catalogue: { store, clock, listing: config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null },
+    catalogue: { store, clock, listing: infra.modelListing },
     agents: {
       store,
       clock,

@@ -1,5 +1,5 @@
 /**
- * Wiring of the sources area: the plugin registry (every folder of plugins/sources), the SSRF-guarded
+ * Wiring of the sources area: the source plugin registry (plugins/sources and PLUGINS packages), the SSRF-guarded
  * outbound fetcher of the knowledge adapters (OUTBOUND_ALLOW feeds its test-only allow list), the
  * `sources.sync` worker and the scheduler timer of the worker role.
  */
@@ -8,9 +8,8 @@ import type { Subscription } from '../core/ports/job-queue';
 import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
 import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from '../core/sources/sources-deps';
 import { syncSource } from '../core/sources/sync-source';
-import { createSourceRegistry } from '../plugins/sources';
+import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
-import type { Consumer } from './workers';
 
 /** How often the worker looks for sources due for a sync. */
 export const SCHEDULER_INTERVAL_MS = 60_000;
@@ -18,14 +17,15 @@ export const SCHEDULER_INTERVAL_MS = 60_000;
 export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps): SourcesDeps {
   return {
     knowledge,
-    registry: createSourceRegistry(),
+    registry: infra.plugins.sources,
     fetcher: infra.knowledge.outbound,
+    html: infra.knowledge.html,
     settings: DEFAULT_SOURCES_SETTINGS,
     log: (level, message, extra) => infra.log(level, message, extra),
   };
 }
 
-export const sourceSyncConsumer: Consumer = {
+export const sourceSyncConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: SYNC_QUEUE,
   start: (infra, services) =>
     infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload, job.id)), {
@@ -36,7 +36,7 @@ export const sourceSyncConsumer: Consumer = {
 };
 
 /** Not a queue consumer: a timer in the worker role that queues due syncs (enqueueDueSyncs) every minute. */
-export const sourceSchedulerConsumer: Consumer = {
+export const sourceSchedulerConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: `${SYNC_QUEUE}.scheduler`,
   async start(_infra, services): Promise<Subscription> {
     const deps = services.sources;

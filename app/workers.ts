@@ -1,6 +1,6 @@
 import type { Container } from 'inversify';
 
-import type { Subscription } from '../core/ports/job-queue';
+import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
 import { webhookDeliveryConsumer } from './jobs-services';
@@ -9,13 +9,8 @@ import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
 import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
 
-/** A background consumer: one queue, one core use case. Areas add theirs to `consumers`. */
-export interface Consumer {
-  queue: string;
-  start(infra: Infrastructure, services: Services): Promise<Subscription>;
-}
-
-export const consumers: Consumer[] = [
+/** Every background consumer of the worker role. Areas add theirs here (the type lives in ./consumer). */
+export const consumers: Consumer<Services>[] = [
   knowledgeIngestConsumer,
   sourceSyncConsumer,
   sourceSchedulerConsumer,

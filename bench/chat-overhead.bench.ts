@@ -17,7 +17,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-import { loadConfig } from '../adapters/config/load-config';
+import { loadConfig } from '../app/configuration';
 import { SERVICES } from '../app/container';
 import { startPlatform } from '../app/platform';
 import type { Services } from '../app/services';

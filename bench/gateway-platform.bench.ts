@@ -12,9 +12,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { loadConfig } from '../adapters/config/load-config';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { signIdentity } from '../adapters/http/identity-signature';
+import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -18,9 +18,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import { loadConfig } from '../adapters/config/load-config';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { InProcessEventBus } from '../adapters/memory/in-process.event-bus';
+import { loadConfig } from '../app/configuration';
 import { jobTracker } from '../app/jobs-services';
 import { startPlatform } from '../app/platform';
 import { scheduleWebhook } from '../core/webhooks/webhooks';

@@ -1,14 +1,10 @@
 #!/usr/bin/env -S npx tsx
-import { ConfigError, loadConfig } from '../adapters/config/load-config';
-import type { Role } from '../adapters/config/platform-config';
-import { openDatabase } from '../adapters/postgres/database';
-import { relationalMigrations } from '../adapters/postgres/migrations';
-import { migrate } from '../adapters/postgres/migrator';
+import { ConfigError, loadConfig, type Role } from '../app/configuration';
 import { createContainer } from '../app/container';
 import { buildInfrastructure } from '../app/infrastructure';
 import { createLogger } from '../app/logger';
 import { startPlatform } from '../app/platform';
-import { startApi, startGateway, startWorkers } from '../app/roles';
+import { migrateDatabase, startApi, startGateway, startWorkers } from '../app/roles';
 
 const ROLES: Role[] = ['start', 'gateway', 'api', 'worker', 'migrate'];
 const usage = `usage: platform <${ROLES.join('|')}>
@@ -29,10 +25,7 @@ async function main() {
   const stops: (() => Promise<void>)[] = [];
 
   if (role === 'migrate') {
-    const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
-    const applied = await migrate(db.knex, [relationalMigrations]);
-    log('info', applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');
-    await db.close();
+    await migrateDatabase(config, log);
     return;
   }
   if (role === 'start') {

@@ -1,3 +1,4 @@
+import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
@@ -12,15 +13,18 @@ import { promptOperations } from './operations/prompts';
 import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
 
-/** Every endpoint of the backend. Each area appends its list here. */
-export const allOperations: Operation[] = [
+/**
+ * Every endpoint of the backend. Each area appends its list here. Endpoints that take a plugin type build
+ * their schemas from the plugin catalogue (the types registered at boot, npm packages included).
+ */
+export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...platformOperations,
   ...identityOperations,
   ...modelOperations,
   ...agentOperations,
   ...promptOperations,
   ...knowledgeOperations,
-  ...sourceOperations,
+  ...sourceOperations(plugins.sources),
   ...chatOperations,
   ...openAiCompatOperations,
   ...publicChatOperations,

@@ -31,17 +31,19 @@ export interface Operation {
   responses: Record<string, { description: string; schema?: JsonSchema; contentType?: string }>;
 }
 
-export const op = (o: Operation): Operation => o;
+/** Keeps the operation's literal type (its schemas included), so handlers are typed from the schemas. */
+export const op = <const O extends Operation>(o: O): O => o;
 
 export const uuid = { type: 'string', format: 'uuid' } as const;
-export const idParams: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } };
-export const pageQuery = (defaultLimit: number, max = 200): JsonSchema => ({
-  type: 'object',
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: max, default: defaultLimit },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-  },
-});
+export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+export const pageQuery = (defaultLimit: number, max = 200) =>
+  ({
+    type: 'object',
+    properties: {
+      limit: { type: 'integer', minimum: 1, maximum: max, default: defaultLimit },
+      offset: { type: 'integer', minimum: 0, default: 0 },
+    },
+  }) as const;
 export const errorSchema: JsonSchema = {
   type: 'object',
   required: ['error', 'message'],

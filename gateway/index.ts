@@ -1,4 +1,3 @@
-export { IDENTITY_HEADERS } from '../adapters/http/identity-signature';
 export { createGateway, type Gateway } from './create-gateway';
 export { type GatewayLimits, type GatewayOptions, gatewayOptionsSchema, type RateLimitRule } from './gateway-options';
 export type { Upstream } from './upstream-forwarder';

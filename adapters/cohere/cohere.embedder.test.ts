@@ -1,17 +1,23 @@
 import { CohereClientV2 } from 'cohere-ai';
 
+import { embedderConformance } from '../../test/conformance/embedder.conformance';
 import { FakeCohere } from '../../test/fakes/fake-cohere';
 import { CohereEmbedder, cohereEmbedderOptionsSchema } from './cohere.embedder';
 
-describe('CohereEmbedder against a fake Cohere API', () => {
-  const fake = new FakeCohere();
-  let url = '';
-  beforeAll(async () => {
-    url = await fake.start();
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.reset());
+const fake = new FakeCohere();
+let url = '';
+beforeAll(async () => {
+  url = await fake.start();
+});
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
 
+embedderConformance('Cohere (fake API)', () => ({
+  embedder: new CohereEmbedder({ apiKey: 'co-test', baseURL: url, maxRetries: 0 }),
+  dimensions: 256,
+}));
+
+describe('CohereEmbedder specifics', () => {
   it('names its model in provider/name form', () => {
     expect(new CohereEmbedder({ apiKey: 'k' }).model).toBe('cohere/embed-v4.0');
     expect(new CohereEmbedder({ apiKey: 'k', model: 'cohere/embed-multilingual-v3.0' }).model).toBe('cohere/embed-multilingual-v3.0');

@@ -1,15 +1,21 @@
+import { rerankerConformance } from '../../test/conformance/reranker.conformance';
 import { FakeCohere } from '../../test/fakes/fake-cohere';
 import { CohereReranker, cohereRerankerOptionsSchema } from './cohere.reranker';
 
-describe('CohereReranker against a fake Cohere API', () => {
-  const fake = new FakeCohere();
-  let url = '';
-  beforeAll(async () => {
-    url = await fake.start();
-  });
-  afterAll(() => fake.close());
-  beforeEach(() => fake.reset());
+const fake = new FakeCohere();
+let url = '';
+beforeAll(async () => {
+  url = await fake.start();
+});
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
 
+rerankerConformance('Cohere (fake API)', () => ({
+  reranker: new CohereReranker({ apiKey: 'co-test', baseURL: url, maxRetries: 0 }),
+  calls: () => fake.requests.length,
+}));
+
+describe('CohereReranker specifics', () => {
   const documents = ['Our office is closed on holidays.', 'Reset your password in settings.', 'The password reset link expires.'];
 
   it('sends query, documents and top_n and returns sorted 0-1 scores with search units', async () => {
@@ -21,12 +27,6 @@ describe('CohereReranker against a fake Cohere API', () => {
     expect(results.map((r) => r.index)).toEqual([1, 2]);
     expect(results[0].score).toBe(1);
     expect(usage).toEqual({ searchUnits: 1 });
-  });
-
-  it('makes no call for no documents', async () => {
-    const reranker = new CohereReranker({ apiKey: 'k', baseURL: url, maxRetries: 0 });
-    expect(await reranker.rerank('x', [])).toEqual({ results: [], usage: { searchUnits: 0 } });
-    expect(fake.requests).toHaveLength(0);
   });
 
   it('rejects results that point outside the documents', async () => {

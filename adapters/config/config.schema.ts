@@ -1,6 +1,8 @@
 /**
- * One schema for every configuration key, validated with ajv at boot. Keys are environment variable names;
- * a config file (CONFIG_FILE, JSON or YAML) may set the same keys, and the environment wins.
+ * The platform's own configuration keys, validated with ajv at boot. Keys are environment variable names;
+ * a config file (CONFIG_FILE, JSON or YAML) may set the same keys, and the environment wins. The keys of
+ * the adapters (chosen per port: VECTOR_INDEX, BLOB_STORE, QUEUE...) and the secrets plugins declare are
+ * added by their declarations (app/configuration.ts merges everything into one schema).
  */
 export const configSchema = {
   type: 'object',
@@ -16,22 +18,6 @@ export const configSchema = {
     JWT_SECRET: { type: 'string', minLength: 32 },
     INTERNAL_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 16 },
-    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
-    RABBITMQ_URL: { type: 'string', pattern: '^amqps?://' },
-    QUEUE_PREFIX: { type: 'string', default: 'agent-platform', pattern: '^[a-zA-Z0-9._-]+$' },
-    BLOB_STORE: { enum: ['local', 's3'], default: 'local' },
-    S3_BUCKET: { type: 'string' },
-    S3_REGION: { type: 'string', default: 'us-east-1' },
-    S3_ENDPOINT: { type: 'string', format: 'uri' },
-    S3_FORCE_PATH_STYLE: { type: 'boolean', default: false },
-    S3_ACCESS_KEY_ID: { type: 'string' },
-    S3_SECRET_ACCESS_KEY: { type: 'string' },
-    VECTOR_INDEX: { enum: ['pgvector', 'elasticsearch'], default: 'pgvector' },
-    ELASTICSEARCH_URL: { type: 'string', format: 'uri' },
-    OPENAI_API_KEY: { type: 'string' },
-    OPENAI_BASE_URL: { type: 'string', format: 'uri' },
-    COHERE_API_KEY: { type: 'string' },
-    COHERE_BASE_URL: { type: 'string', format: 'uri' },
     DEFAULT_CHAT_MODEL: { type: 'string', pattern: '^[^/]+/.+$' },
     MODEL_SYNC_URL: { type: 'string', format: 'uri', description: 'OpenRouter-style models listing' },
     INITIAL_CREDITS_USD: { type: 'number', minimum: 0, default: 5 },
@@ -89,12 +75,5 @@ export const configSchema = {
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, description: 'Time bound of one webhook attempt' },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
   },
-  allOf: [
-    { if: { properties: { BLOB_STORE: { const: 's3' } }, required: ['BLOB_STORE'] }, then: { required: ['S3_BUCKET'] } },
-    {
-      if: { properties: { VECTOR_INDEX: { const: 'elasticsearch' } }, required: ['VECTOR_INDEX'] },
-      then: { required: ['ELASTICSEARCH_URL'] },
-    },
-    { if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } },
-  ],
+  allOf: [{ if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } }],
 } as const;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import Ajv from 'ajv';
+import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import YAML from 'yaml';
 
@@ -18,10 +18,42 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 type Raw = Record<string, unknown>;
+type JsonSchema = Record<string, unknown>;
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
-addFormats(ajv);
-const validate = ajv.compile(configSchema);
+/**
+ * A part of the configuration declared elsewhere: the adapters of each port (their selector and keys) and
+ * the secrets plugins declare. Its keys join the one schema, and its problems the one listing.
+ */
+export interface ConfigSection {
+  /** Keys it adds (JSON schema each), given the values read so far (the plugins named in PLUGINS add their secrets). */
+  properties(values: Raw): { properties: Record<string, JsonSchema>; problems?: string[] };
+  /**
+   * Problems the schema cannot express (an unknown adapter id, a key a selected adapter needs), on the
+   * validated values; keys in `invalid` already have a schema error.
+   */
+  check?(values: Raw, invalid: ReadonlySet<string>): string[];
+}
+
+const compiled = new Map<string, ValidateFunction>();
+function validatorFor(properties: Record<string, unknown>): ValidateFunction {
+  const schema = { ...configSchema, properties };
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false });
+    addFormats(ajv);
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** The whole schema: the platform's keys plus every section's, as with no value read (for docs and deployment checks). */
+export function mergedConfigSchema(sections: readonly ConfigSection[] = [], values: Raw = {}) {
+  const properties: Record<string, unknown> = { ...configSchema.properties };
+  for (const section of sections) Object.assign(properties, section.properties(values).properties);
+  return { ...configSchema, properties };
+}
 
 function readConfigFile(path: string): Raw {
   const text = readFileSync(path, 'utf8');
@@ -50,8 +82,11 @@ const list = (v: unknown) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-/** Validates everything at once and throws one ConfigError listing every problem. */
-export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
+/**
+ * Validates everything at once (the platform's keys and every section's) and throws one ConfigError listing
+ * every problem. `sections` come from the composition root (app/configuration.ts).
+ */
+export function loadConfig(role: Role, env: Env, sections: readonly ConfigSection[]): PlatformConfig {
   const raw: Raw = {};
   const problems: string[] = [];
   if (env.CONFIG_FILE) {
@@ -61,17 +96,28 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
       problems.push(e instanceof ConfigError ? e.problems[0] : `CONFIG_FILE ${env.CONFIG_FILE}: ${(e as Error).message}`);
     }
   }
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '' && k in configSchema.properties) raw[k] = v;
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const properties: Record<string, unknown> = { ...configSchema.properties };
+  for (const section of sections) {
+    const part = section.properties({ ...raw, ...given });
+    Object.assign(properties, part.properties);
+    problems.push(...(part.problems ?? []));
+  }
+  for (const [k, v] of Object.entries(given)) if (k in properties) raw[k] = v;
 
+  const validate = validatorFor(properties);
+  const invalid = new Set<string>();
   if (!validate(raw)) {
     for (const err of validate.errors ?? []) {
       const key = err.instancePath.replace(/^\//, '') || (err.params as { missingProperty?: string }).missingProperty || 'config';
       if (err.keyword === 'if') continue;
+      invalid.add(key);
       problems.push(
         `${key}: ${err.message}${err.keyword === 'enum' ? ` (${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`,
       );
     }
   }
+  for (const section of sections) problems.push(...(section.check?.(raw, invalid) ?? []));
   const split = role !== 'start' && role !== 'migrate';
   for (const key of ['JWT_SECRET', 'INTERNAL_SECRET', 'WEBHOOK_SIGNING_SECRET']) {
     if (split && !raw[key]) problems.push(`${key}: required when roles run separately (${role}); every role must share it`);
@@ -83,8 +129,6 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
   const secrets = split ? {} : embeddedSecrets(dataDir);
   const s = (k: string) => (raw[k] as string | undefined) ?? secrets[k];
   const port = raw.PORT as number;
-  const openaiKey = raw.OPENAI_API_KEY as string | undefined;
-  const cohereKey = raw.COHERE_API_KEY as string | undefined;
   return {
     role,
     gateway: {
@@ -102,26 +146,6 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
     dataDir,
     databaseUrl: raw.DATABASE_URL as string | undefined,
     secrets: { jwt: s('JWT_SECRET'), internal: s('INTERNAL_SECRET'), webhook: s('WEBHOOK_SIGNING_SECRET') },
-    redisUrl: raw.REDIS_URL as string | undefined,
-    rabbitmq: raw.RABBITMQ_URL ? { url: raw.RABBITMQ_URL as string, prefix: raw.QUEUE_PREFIX as string } : undefined,
-    blob:
-      raw.BLOB_STORE === 's3'
-        ? {
-            driver: 's3',
-            bucket: raw.S3_BUCKET as string,
-            region: raw.S3_REGION as string,
-            endpoint: raw.S3_ENDPOINT as string | undefined,
-            forcePathStyle: raw.S3_FORCE_PATH_STYLE as boolean,
-            accessKeyId: raw.S3_ACCESS_KEY_ID as string | undefined,
-            secretAccessKey: raw.S3_SECRET_ACCESS_KEY as string | undefined,
-          }
-        : { driver: 'local' },
-    vectorIndex:
-      raw.VECTOR_INDEX === 'elasticsearch' ? { driver: 'elasticsearch', url: raw.ELASTICSEARCH_URL as string } : { driver: 'pgvector' },
-    providers: {
-      openai: openaiKey ? { apiKey: openaiKey, baseURL: raw.OPENAI_BASE_URL as string | undefined } : undefined,
-      cohere: cohereKey ? { apiKey: cohereKey, baseURL: raw.COHERE_BASE_URL as string | undefined } : undefined,
-    },
     models: { defaultChatModel: raw.DEFAULT_CHAT_MODEL as string | undefined, syncUrl: raw.MODEL_SYNC_URL as string | undefined },
     billing: { initialCreditsUsd: raw.INITIAL_CREDITS_USD as number, marginMultiplier: raw.BILLING_MARGIN_MULTIPLIER as number },
     plans: { seats: raw.PLAN_SEATS as number, agents: raw.PLAN_AGENTS as number, knowledgeBases: raw.PLAN_KNOWLEDGE_BASES as number },
@@ -147,5 +171,6 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
     outboundCaFile: raw.OUTBOUND_CA_FILE as string | undefined,
     webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
+    settings: Object.freeze({ ...raw }),
   };
 }

@@ -14,21 +14,6 @@ export interface PlatformConfig {
   dataDir: string;
   databaseUrl?: string;
   secrets: { jwt: string; internal: string; webhook: string };
-  redisUrl?: string;
-  rabbitmq?: { url: string; prefix: string };
-  blob:
-    | { driver: 'local' }
-    | {
-        driver: 's3';
-        bucket: string;
-        region: string;
-        endpoint?: string;
-        forcePathStyle: boolean;
-        accessKeyId?: string;
-        secretAccessKey?: string;
-      };
-  vectorIndex: { driver: 'pgvector' } | { driver: 'elasticsearch'; url: string };
-  providers: { openai?: { apiKey: string; baseURL?: string }; cohere?: { apiKey: string; baseURL?: string } };
   models: { defaultChatModel?: string; syncUrl?: string };
   billing: { initialCreditsUsd: number; marginMultiplier: number };
   plans: { seats: number; agents: number; knowledgeBases: number };
@@ -49,4 +34,9 @@ export interface PlatformConfig {
   /** Job webhooks: backoff base between attempts and the time bound of one attempt. */
   webhooks: { retryBackoffMs: number; timeoutMs: number };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /**
+   * Every validated value by key, defaults applied: the port registries read their selector and adapter keys
+   * (VECTOR_INDEX, ELASTICSEARCH_URL...) and plugins their declared secrets from here.
+   */
+  settings: Readonly<Record<string, unknown>>;
 }

@@ -19,7 +19,8 @@ function check(validate: ValidateFunction | null, value: unknown, where: string)
   if (!validate || validate(value)) return;
   const details = (validate.errors ?? []).map((e) => ({
     field: `${where}${e.instancePath.replace(/\//g, '.')}${e.keyword === 'required' ? `.${(e.params as { missingProperty: string }).missingProperty}` : ''}`,
-    message: e.message ?? 'is invalid',
+    // An enum error names the allowed values (registered source types, roles...): the caller sees what to send.
+    message: `${e.message ?? 'is invalid'}${e.keyword === 'enum' ? ` (${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')})` : ''}`,
   }));
   const first = details[0];
   throw new DomainError('VALIDATION', first ? `${first.field.replace(/^\./, '')} ${first.message}` : `Invalid ${where}`, details);
@@ -69,7 +70,8 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
         check(params, ctx.params, 'params');
         check(query, ctx.query, 'query');
         check(body, ctx.body, 'body');
-        const result = await handler(ctx);
+        // Validated just above against the operation's schemas: the handler's body and query types hold.
+        const result = await handler(ctx as HandlerContext<never, never>);
         if (!result || res.headersSent) return;
         if (result.headers) res.set(result.headers);
         if (result.body === undefined) res.status(result.status).end();

@@ -1,5 +1,6 @@
-import type { ChatRequest, ChatStreamPart } from '../../core/ports/chat-model';
+import type { ChatRequest } from '../../core/ports/chat-model';
 import { estimateTokens } from '../../core/shared/token-estimate';
+import { chatModelConformance } from '../../test/conformance/chat-model.conformance';
 import { NO_ANSWER_TEXT, splitSentences } from './extractive-answer';
 import { LocalChatModel } from './local-extractive.chat-model';
 
@@ -26,20 +27,19 @@ const ask = (question: string, extra: Partial<ChatRequest> = {}): ChatRequest =>
   ...extra,
 });
 
-async function collect(stream: AsyncIterable<ChatStreamPart>) {
-  const parts: ChatStreamPart[] = [];
-  for await (const part of stream) parts.push(part);
-  return parts;
-}
+chatModelConformance(
+  'local extractive',
+  () => ({
+    model: new LocalChatModel(),
+    modelId: 'local/extractive',
+    foreignModelIds: ['openai/gpt-4o-mini', 'cohere/command-r'],
+    request: { context: [{ content: 'Refunds for annual plans are processed within fourteen days of the request.' }] },
+  }),
+  { remote: false },
+);
 
 describe('LocalChatModel', () => {
   const model = new LocalChatModel();
-
-  it('serves local/ model ids only', () => {
-    expect(model.supports('local/extractive')).toBe(true);
-    expect(model.supports('local/anything')).toBe(true);
-    expect(model.supports('openai/gpt-4o-mini')).toBe(false);
-  });
 
   it('answers from the relevant sentences, in their original order', async () => {
     const completion = await model.complete(ask('Can I get a refund on an annual plan?'));
@@ -95,45 +95,6 @@ describe('LocalChatModel', () => {
     expect(completion.finishReason).toBe('length');
     expect(completion.usage.completionTokens).toBeLessThanOrEqual(5);
     expect(completion.text.length).toBeGreaterThan(0);
-  });
-
-  it('streams the answer in word-sized tokens, then done', async () => {
-    const full = await model.complete(ask('How do I reset my password?'));
-    const parts = await collect(model.stream(ask('How do I reset my password?')));
-    const tokens = parts.filter((p): p is { type: 'token'; token: string } => p.type === 'token').map((p) => p.token);
-    expect(tokens.length).toBeGreaterThan(5);
-    for (const t of tokens) expect(t.trim().split(/\s+/)).toHaveLength(1);
-    expect(tokens.join('')).toBe(full.text);
-    const last = parts[parts.length - 1];
-    expect(last).toEqual({ type: 'done', completion: full });
-    expect(parts.filter((p) => p.type === 'done')).toHaveLength(1);
-  });
-
-  it('stops streaming when the signal aborts and counts only what was produced', async () => {
-    const controller = new AbortController();
-    const parts: ChatStreamPart[] = [];
-    for await (const part of model.stream(ask('How do I reset my password?', { signal: controller.signal }))) {
-      parts.push(part);
-      if (parts.length === 3) controller.abort();
-    }
-    const done = parts[parts.length - 1];
-    if (done.type !== 'done') throw new Error('expected done');
-    expect(parts).toHaveLength(4);
-    expect(done.completion.finishReason).toBe('aborted');
-    const produced = parts
-      .slice(0, 3)
-      .map((p) => (p.type === 'token' ? p.token : ''))
-      .join('');
-    expect(done.completion.text).toBe(produced);
-    expect(done.completion.usage.completionTokens).toBe(estimateTokens(produced));
-  });
-
-  it('returns an aborted, empty completion when the signal is already aborted', async () => {
-    const completion = await model.complete(ask('How do I reset my password?', { signal: AbortSignal.abort() }));
-    expect(completion).toMatchObject({ text: '', finishReason: 'aborted', usage: { completionTokens: 0 } });
-    const parts = await collect(model.stream(ask('How do I reset my password?', { signal: AbortSignal.abort() })));
-    expect(parts).toHaveLength(1);
-    expect(parts[0]).toMatchObject({ type: 'done', completion: { text: '', finishReason: 'aborted' } });
   });
 
   it('rejects model ids it does not serve', async () => {

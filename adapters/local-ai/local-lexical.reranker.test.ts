@@ -1,4 +1,7 @@
+import { rerankerConformance } from '../../test/conformance/reranker.conformance';
 import { LOCAL_RERANK_MODEL, LocalReranker } from './local-lexical.reranker';
+
+rerankerConformance('local lexical', () => ({ reranker: new LocalReranker(), calls: () => 0 }));
 
 describe('LocalReranker', () => {
   const reranker = new LocalReranker();

@@ -1,14 +1,20 @@
 import OpenAI from 'openai';
 
+import { embedderConformance } from '../../test/conformance/embedder.conformance';
 import { FakeOpenAi } from '../../test/fakes/fake-openai';
 import { OpenAiEmbedder, openAiEmbedderOptionsSchema } from './openai.embedder';
 
-describe('OpenAiEmbedder against a fake OpenAI API', () => {
-  const fake = new FakeOpenAi();
-  beforeAll(() => fake.start());
-  afterAll(() => fake.close());
-  beforeEach(() => fake.reset());
+const fake = new FakeOpenAi();
+beforeAll(() => fake.start());
+afterAll(() => fake.close());
+beforeEach(() => fake.reset());
 
+embedderConformance('OpenAI (fake API)', () => ({
+  embedder: new OpenAiEmbedder({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
+  dimensions: 8,
+}));
+
+describe('OpenAiEmbedder specifics', () => {
   const official = (extra: Partial<ConstructorParameters<typeof OpenAiEmbedder>[0]> = {}) =>
     new OpenAiEmbedder({ apiKey: 'sk-test', client: new OpenAI({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }), ...extra });
 

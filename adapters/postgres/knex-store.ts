@@ -6,9 +6,6 @@ import type { Repositories } from '../../core/ports/repositories';
 import type { Store } from '../../core/ports/store';
 import { createRepositories } from './repositories';
 
-/** Resolves to the transaction in progress on this async path, else the pool. */
-export type DbHandle = () => Knex | Knex.Transaction;
-
 export class KnexStore implements Store {
   private readonly current = new AsyncLocalStorage<Knex.Transaction>();
   readonly repos: Repositories;

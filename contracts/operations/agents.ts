@@ -2,7 +2,10 @@ import { errors, idParams, op, pageQuery } from '../operation';
 import * as s from '../schemas/agents';
 
 const tags = ['agents'];
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const versionParams = obj({ id: { type: 'string' }, version: { type: 'integer', minimum: 1 } });
 const grantParams = obj({ id: { type: 'string' }, userId: { type: 'string' } });
 const pagination = obj({ limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: 'integer' } });

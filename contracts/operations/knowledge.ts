@@ -7,7 +7,10 @@ const kbParams = { type: 'object', required: ['id'], properties: { id: uuid } };
 const linkParams = { type: 'object', required: ['id', 'agentId'], properties: { id: uuid, agentId: uuid } };
 const agentParams = { type: 'object', required: ['agentId'], properties: { agentId: uuid } };
 const docParams = { type: 'object', required: ['id', 'docId'], properties: { id: uuid, docId: uuid } };
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const kbEnvelope = obj({ knowledgeBase: s.knowledgeBaseSchema });
 const tags = ['knowledge'];
 
@@ -163,7 +166,7 @@ export const knowledgeOperations = [
     params: kbParams,
     query: {
       ...pageQuery(50),
-      properties: { ...(pageQuery(50).properties as object), status: { enum: ['pending', 'processing', 'completed', 'failed'] } },
+      properties: { ...pageQuery(50).properties, status: { enum: ['pending', 'processing', 'completed', 'failed'] } },
     },
     responses: {
       '200': {

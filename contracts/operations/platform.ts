@@ -59,7 +59,7 @@ export const platformOperations = [
     summary: 'Audit entries of the active organization, newest first (owners and admins)',
     tags: ['audit'],
     auth: 'user',
-    query: { ...pageQuery(50), properties: { ...(pageQuery(50).properties as object), action: { type: 'string' } } },
+    query: { ...pageQuery(50), properties: { ...pageQuery(50).properties, action: { type: 'string' } } },
     responses: {
       '200': {
         description: 'Entries',

@@ -2,7 +2,10 @@ import { errors, op } from '../operation';
 import * as s from '../schemas/prompts';
 
 const tags = ['prompt-configuration'];
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const id = { type: 'string' };
 const typeParams = obj({ id, type: { type: 'string', minLength: 1, maxLength: 100 } });
 

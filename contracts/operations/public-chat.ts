@@ -4,27 +4,36 @@
  * bearer token, when sent, is verified by the gateway and unlocks restricted agents for members of the agent's
  * organization.
  */
+import { CHAT_LIMITS } from '../../core/chat/chat-limits';
 import { errors, type JsonSchema, op } from '../operation';
 import { usageSchema } from '../schemas/chat';
 
 const tags = ['public chat'];
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const anonymousId = { type: 'string', pattern: UUID_PATTERN, description: 'UUID generated once per visitor and reused (spec 4.5)' };
-const slug = { type: 'string', maxLength: 200 };
-const id = { type: 'string', maxLength: 100 };
+const anonymousId = {
+  type: 'string',
+  pattern: UUID_PATTERN,
+  description: 'UUID generated once per visitor and reused (spec 4.5)',
+} as const;
+const slug = { type: 'string', maxLength: 200 } as const;
+const id = { type: 'string', maxLength: 100 } as const;
 const slugParams = obj({ slug });
 const convParams = obj({ slug, conversationId: id });
 const visitorQuery = obj({ anonymousId });
-const page = (limit: number) => ({
-  type: 'object',
-  required: ['anonymousId'],
-  properties: {
-    anonymousId,
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: limit },
-    offset: { type: 'integer', minimum: 0, default: 0 },
-  },
-});
+const page = (limit: number) =>
+  ({
+    type: 'object',
+    required: ['anonymousId'],
+    properties: {
+      anonymousId,
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: limit },
+      offset: { type: 'integer', minimum: 0, default: 0 },
+    },
+  }) as const;
 
 const RESTRICTED =
   'Published, distributed agents only. Restricted agents (require_org_membership, or any allowed_group_ids; there is no group model yet, so groups mean "members of the organization") are served only to a verified bearer token of a member of the agent\'s organization; everyone else gets 404, as for an unknown slug, so their existence is not revealed.';
@@ -99,28 +108,28 @@ const publicMessageSchema: JsonSchema = {
   },
 };
 
-const publicChatBody: JsonSchema = {
+const publicChatBody = {
   type: 'object',
   required: ['message', 'conversationId', 'anonymousId'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: 10000 },
+    message: { type: 'string', minLength: 1, maxLength: CHAT_LIMITS.messageChars },
     conversationId: { ...id, description: "From POST .../conversations; another visitor's or agent's: 404" },
     anonymousId,
     stream: { type: 'boolean', default: false, description: 'SSE answer when the agent has streamingEnabled (else JSON)' },
     attachments: {
       type: 'array',
-      maxItems: 5,
+      maxItems: CHAT_LIMITS.attachments,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
       description:
         "Uploaded attachments of this visitor; 403 when the agent has file uploads disabled; unknown id, wrong token or another visitor's: 400; text still being extracted: 409 (retry shortly)",
     },
   },
-};
+} as const;
 
 const PRESENCE_DESCRIPTION =
   'SSE (text/event-stream) of operator-presence events for the conversation: one `data: {type, conversationId, operator: {displayName}, emittedAt, message?, messageId?, typing?}` frame per event, with type one of operator.joined, operator.left, operator.typing (typing), operator.message (message, messageId), conversation.takeover, conversation.released. A `: ping` comment every 20 seconds keeps proxies from closing the stream. Events published while disconnected are not replayed (operator messages are in the conversation messages).';
 
-const operatorEventBody: JsonSchema = {
+const operatorEventBody = {
   type: 'object',
   required: ['type'],
   properties: {
@@ -135,7 +144,7 @@ const operatorEventBody: JsonSchema = {
     },
     typing: { type: 'boolean', default: true, description: 'operator.typing: false clears the indicator' },
   },
-};
+} as const;
 
 export const publicChatOperations = [
   op({

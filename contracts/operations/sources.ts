@@ -1,14 +1,16 @@
+import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
 import { errors, op } from '../operation';
+import { pluginBodySchema, typeList } from '../plugin-schemas';
 import { webhookUrlProperty } from './jobs';
 
 const tags = ['knowledge', 'sources'];
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const nullableString = { type: ['string', 'null'] };
 const kbParams = obj({ id: { type: 'string' } });
 const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
-
-const sourceTypeNote =
-  'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';
 
 export const sourceSchema = obj(
   {
@@ -43,23 +45,26 @@ export const sourceSchema = obj(
   ],
 );
 
-export const addSourceBody = {
-  type: 'object',
-  required: ['url'],
-  additionalProperties: false,
-  properties: {
-    url: { type: 'string', minLength: 1, maxLength: 2048 },
-    sourceType: { type: 'string', minLength: 1, maxLength: 40, default: 'url', description: sourceTypeNote },
-    syncEnabled: { type: 'boolean', default: false },
-    syncFrequencyMinutes: { type: 'integer', minimum: 5, maximum: 43200, default: 60 },
-    maxItems: { type: 'integer', minimum: 1, maximum: 10000 },
-    maxPages: { type: 'integer', minimum: 1, maximum: 200 },
-    crawlDepth: { type: 'integer', minimum: 0, maximum: 3, description: '0 = single page' },
-    mediaEmbeddingStrategy: { enum: ['native', 'transcription'] },
-    visualEntityExtraction: { type: 'boolean' },
-    webhookUrl: webhookUrlProperty,
-  },
-};
+/**
+ * Body of addKnowledgeSource: the URL, its type and sync settings, plus the options of the chosen type
+ * (each plugin's options schema, spec 4.7's common options included), validated per type.
+ */
+export const addSourceBody = (sourceTypes: readonly PluginDescriptor[]) =>
+  pluginBodySchema(sourceTypes, {
+    typeField: 'sourceType',
+    defaultType: 'url',
+    typeNote: 'The source type (its options are accepted next to the URL):',
+    optionsAt: 'inline',
+    base: {
+      required: ['url'],
+      properties: {
+        url: { type: 'string', minLength: 1, maxLength: 2048 },
+        syncEnabled: { type: 'boolean', default: false },
+        syncFrequencyMinutes: { type: 'integer', minimum: 5, maximum: 43200, default: 60 },
+        webhookUrl: webhookUrlProperty,
+      },
+    },
+  });
 
 const lightScrapeResult = obj({
   url: { type: 'string' },
@@ -71,7 +76,8 @@ const lightScrapeResult = obj({
   error: { ...nullableString, description: 'Why this URL could not be read (other URLs are unaffected)' },
 });
 
-export const sourceOperations = [
+/** The sources endpoints, their schemas built from the registered source types. */
+export const sourceOperations = (sourceTypes: readonly PluginDescriptor[]) => [
   op({
     operationId: 'addKnowledgeSource',
     method: 'post',
@@ -81,7 +87,7 @@ export const sourceOperations = [
     tags,
     auth: 'user',
     params: kbParams,
-    body: addSourceBody,
+    body: addSourceBody(sourceTypes),
     responses: {
       '201': {
         description: 'Source added, sync queued',
@@ -164,7 +170,12 @@ export const sourceOperations = [
             additionalProperties: false,
             properties: {
               url: { type: 'string', minLength: 1, maxLength: 2048 },
-              sourceType: { type: 'string', minLength: 1, maxLength: 40, description: sourceTypeNote },
+              sourceType: {
+                type: 'string',
+                minLength: 1,
+                maxLength: 40,
+                description: `A source type that can be previewed (an unknown one fails only its URL):\n${typeList(sourceTypes.filter((d) => d.capabilities.includes('preview')))}`,
+              },
             },
           },
         },

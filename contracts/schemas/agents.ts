@@ -1,8 +1,9 @@
-import type { JsonSchema } from '../operation';
-
 // type [x, 'null'] rather than anyOf: ajv's type coercion would turn a null into '' in an anyOf branch.
-const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });
-const timestamp = { type: ['string', 'null'] };
+const nullable = <const S extends { type: string }>(schema: S): Omit<S, 'type'> & { readonly type: readonly [S['type'], 'null'] } => ({
+  ...schema,
+  type: [schema.type, 'null'],
+});
+const timestamp = { type: ['string', 'null'] } as const;
 
 export const AGENT_STATUSES = ['draft', 'pending_review', 'approved', 'rejected', 'published'] as const;
 
@@ -10,7 +11,7 @@ const voiceSettings = {
   type: 'object',
   required: ['voice'],
   properties: { voice: { type: 'string', minLength: 1, maxLength: 100 }, speed: { type: 'number', minimum: 0.1, maximum: 2.0 } },
-};
+} as const;
 const multimodalConfig = {
   type: 'object',
   required: ['enabled'],
@@ -18,7 +19,7 @@ const multimodalConfig = {
     enabled: { type: 'boolean' },
     supportedTypes: { type: 'array', uniqueItems: true, items: { enum: ['image', 'document', 'audio', 'video', 'text'] } },
   },
-};
+} as const;
 const tool = {
   type: 'object',
   required: ['toolDefinitionId', 'isEnabled'],
@@ -27,7 +28,7 @@ const tool = {
     isEnabled: { type: 'boolean' },
     config: { type: 'object' },
   },
-};
+} as const;
 
 /** Spec 2.3 fields; on update all optional and only supplied fields change. */
 const agentFields = {
@@ -55,17 +56,17 @@ const agentFields = {
     maxLength: 5000,
     description: 'Notes of the version snapshot this change creates (auto-generated when omitted)',
   },
-};
+} as const;
 
-export const createAgentBody: JsonSchema = {
+export const createAgentBody = {
   type: 'object',
   required: ['name', 'knowledgeBaseIds'],
   properties: { ...agentFields, isDraft: { ...agentFields.isDraft, default: false } },
-};
+} as const;
 
-export const updateAgentBody: JsonSchema = { type: 'object', properties: agentFields };
+export const updateAgentBody = { type: 'object', properties: agentFields } as const;
 
-export const agentSchema: JsonSchema = {
+export const agentSchema = {
   type: 'object',
   required: [
     'id',
@@ -114,14 +115,14 @@ export const agentSchema: JsonSchema = {
     createdAt: { type: 'string' },
     updatedAt: { type: 'string' },
   },
-};
+} as const;
 
 export const botEnvelope = (description: string) => ({
   description,
   schema: { type: 'object', required: ['success', 'bot'], properties: { success: { const: true }, bot: agentSchema } },
 });
 
-export const agentDetailSchema: JsonSchema = {
+export const agentDetailSchema = {
   allOf: [
     agentSchema,
     {
@@ -151,9 +152,9 @@ export const agentDetailSchema: JsonSchema = {
       },
     },
   ],
-};
+} as const;
 
-export const versionSchema: JsonSchema = {
+export const versionSchema = {
   type: 'object',
   required: ['version', 'changes', 'notes', 'createdAt', 'createdBy'],
   properties: {
@@ -164,10 +165,10 @@ export const versionSchema: JsonSchema = {
     createdAt: { type: 'string' },
     createdBy: { type: ['string', 'null'] },
   },
-};
+} as const;
 
-const count = { type: 'integer', minimum: 0 };
-export const indexingStatusSchema: JsonSchema = {
+const count = { type: 'integer', minimum: 0 } as const;
+export const indexingStatusSchema = {
   type: 'object',
   required: ['linkedKbCount', 'totalDocuments', 'indexedDocuments', 'failedDocuments', 'pendingDocuments', 'ready'],
   properties: {
@@ -178,15 +179,15 @@ export const indexingStatusSchema: JsonSchema = {
     pendingDocuments: count,
     ready: { type: 'boolean' },
   },
-};
+} as const;
 
-export const usageSchema: JsonSchema = {
+export const usageSchema = {
   type: 'object',
   required: ['conversationCount', 'messageCount', 'totalTokens', 'estimatedCost'],
   properties: { conversationCount: count, messageCount: count, totalTokens: count, estimatedCost: { type: 'number', description: 'USD' } },
-};
+} as const;
 
-export const draftStatusSchema: JsonSchema = {
+export const draftStatusSchema = {
   type: 'object',
   required: ['id', 'status', 'isDraft', 'isPendingReview', 'isPublished', 'reviewFeedback', 'knowledgeReady', 'availableActions'],
   properties: {
@@ -207,7 +208,7 @@ export const draftStatusSchema: JsonSchema = {
       description: 'Moves the caller may make now (knowledge readiness aside)',
     },
   },
-};
+} as const;
 
 export const moveResponse = {
   description: 'Moved',
@@ -216,9 +217,9 @@ export const moveResponse = {
     required: ['success', 'bot', 'status'],
     properties: { success: { const: true }, bot: agentSchema, status: { enum: [...AGENT_STATUSES] }, message: { type: 'string' } },
   },
-};
+} as const;
 
-export const deleteImpactSchema: JsonSchema = {
+export const deleteImpactSchema = {
   type: 'object',
   required: ['agent', 'publicLink', 'channels', 'conversationCount'],
   properties: {
@@ -242,7 +243,7 @@ export const deleteImpactSchema: JsonSchema = {
     },
     conversationCount: count,
   },
-};
+} as const;
 
 const distribution = {
   type: 'object',
@@ -251,9 +252,9 @@ const distribution = {
     require_org_membership: { type: 'boolean' },
     allowed_group_ids: { type: ['array', 'null'], items: { type: 'string', format: 'uuid' } },
   },
-};
+} as const;
 
-export const distributionBody: JsonSchema = {
+export const distributionBody = {
   type: 'object',
   properties: {
     slug: {
@@ -272,15 +273,15 @@ export const distributionBody: JsonSchema = {
         'User groups of the organization (POST /api/organizations/:orgId/groups). When set, the public lane serves the agent only to a signed-in member of one of these groups (everyone else: 404) and the marketplace does not list it. null or empty: no group restriction',
     },
   },
-};
+} as const;
 
-export const distributionResponse: JsonSchema = {
+export const distributionResponse = {
   type: 'object',
   required: ['slug', 'url', 'distribution'],
   properties: { slug: { type: 'string' }, url: { type: 'string' }, distribution },
-};
+} as const;
 
-export const marketplaceAgentSchema: JsonSchema = {
+export const marketplaceAgentSchema = {
   type: 'object',
   required: ['slug', 'name', 'description', 'model', 'url'],
   properties: {
@@ -294,9 +295,9 @@ export const marketplaceAgentSchema: JsonSchema = {
     url: { type: 'string' },
     publishedAt: timestamp,
   },
-};
+} as const;
 
-export const grantBody: JsonSchema = {
+export const grantBody = {
   type: 'object',
   required: ['permissions'],
   properties: {
@@ -307,15 +308,15 @@ export const grantBody: JsonSchema = {
       description: '[] removes the grant',
     },
   },
-};
+} as const;
 
-export const grantSchema: JsonSchema = {
+export const grantSchema = {
   type: 'object',
   required: ['agentId', 'userId', 'permissions'],
   properties: { agentId: { type: 'string' }, userId: { type: 'string' }, permissions: { type: 'array', items: { type: 'string' } } },
-};
+} as const;
 
-export const setupBody: JsonSchema = {
+export const setupBody = {
   type: 'object',
   required: ['name', 'sources'],
   properties: {
@@ -334,4 +335,4 @@ export const setupBody: JsonSchema = {
       },
     },
   },
-};
+} as const;

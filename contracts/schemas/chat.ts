@@ -1,18 +1,22 @@
+import { CHAT_LIMITS } from '../../core/chat/chat-limits';
 import type { JsonSchema } from '../operation';
 
-const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
+const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
+  properties: P,
+  required?: R,
+) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const variables = {
   type: 'object',
-  maxProperties: 100,
+  maxProperties: CHAT_LIMITS.variables,
   description: 'Template variables, name -> JSON value; rendered in prompts as {{user.name}}',
-};
+} as const;
 
 /** Body of chat and preview-chat (spec 4.4 and 8). */
-export const chatBody: JsonSchema = {
+export const chatBody = {
   type: 'object',
   required: ['message'],
   properties: {
-    message: { type: 'string', minLength: 1, maxLength: 10000 },
+    message: { type: 'string', minLength: 1, maxLength: CHAT_LIMITS.messageChars },
     conversationId: {
       type: 'string',
       maxLength: 100,
@@ -22,7 +26,7 @@ export const chatBody: JsonSchema = {
     variables: { ...variables, description: 'Merged into the conversation variables before the prompt is rendered' },
     attachments: {
       type: 'array',
-      maxItems: 5,
+      maxItems: CHAT_LIMITS.attachments,
       items: obj({ id: { type: 'string', minLength: 1, maxLength: 100 }, accessToken: { type: 'string', minLength: 1, maxLength: 500 } }),
       description:
         'Uploaded attachments (their text is extracted into the context); the agent needs fileUploadsEnabled; unknown id or wrong token: 400',
@@ -32,9 +36,13 @@ export const chatBody: JsonSchema = {
       default: false,
       description: 'Adds voice {audioBase64, mimeType}; needs voiceEnabled and a configured speech provider (else 400)',
     },
-    systemPrompt: { type: 'string', maxLength: 10000, description: 'Per-message system prompt override (rendered with the variables)' },
+    systemPrompt: {
+      type: 'string',
+      maxLength: CHAT_LIMITS.systemPromptChars,
+      description: 'Per-message system prompt override (rendered with the variables)',
+    },
   },
-};
+} as const;
 
 export const sourceSchema: JsonSchema = obj({
   content: { type: 'string' },
@@ -50,7 +58,7 @@ export const usageSchema: JsonSchema = obj({
   cost: { type: 'number', description: 'USD charged to the wallet (provider cost times the margin); 0 for free models' },
 });
 
-export const chatResponse: JsonSchema = {
+export const chatResponse = {
   type: 'object',
   required: ['response', 'conversationId', 'messageId', 'sources', 'usage'],
   properties: {
@@ -65,7 +73,7 @@ export const chatResponse: JsonSchema = {
       description: 'With includeVoice',
     },
   },
-};
+} as const;
 
 export const CHAT_SSE_DESCRIPTION =
   'JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId"}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced.';
@@ -97,7 +105,7 @@ export const messageSchema: JsonSchema = obj({
   createdAt: { type: 'string' },
 });
 
-export const newConversationBody: JsonSchema = {
+export const newConversationBody = {
   type: 'object',
   properties: {
     variables,
@@ -108,9 +116,9 @@ export const newConversationBody: JsonSchema = {
         'From POST /api/bots/:id/context-token; its variables become sensitive variables. Altered, expired or for another agent: 400',
     },
   },
-};
+} as const;
 
-export const variablesBody: JsonSchema = {
+export const variablesBody = {
   type: 'object',
   required: ['variables'],
   properties: {
@@ -123,21 +131,21 @@ export const variablesBody: JsonSchema = {
       description: 'Names (keys of variables) to store as sensitive: usable in prompts, never returned',
     },
   },
-};
+} as const;
 
 export const variablesResponse: JsonSchema = obj({
   variables: { type: 'object', description: 'Non-sensitive variables' },
   sensitive: { type: 'array', items: { type: 'string' }, description: 'Names of the sensitive variables' },
 });
 
-export const contextTokenBody: JsonSchema = {
+export const contextTokenBody = {
   type: 'object',
   required: ['variables'],
   properties: {
     variables: { ...variables, description: 'Sensitive variables the token carries (encrypted: the holder cannot read them)' },
     expiresInSeconds: { type: 'integer', minimum: 1, maximum: 604800, default: 3600 },
   },
-};
+} as const;
 
 export const contextTokenResponse: JsonSchema = obj({
   contextToken: { type: 'string' },

@@ -1,6 +1,4 @@
-import type { JsonSchema } from '../operation';
-
-export const organizationClaimSchema: JsonSchema = {
+export const organizationClaimSchema = {
   type: 'object',
   required: ['id', 'name', 'slug', 'role'],
   properties: {
@@ -9,9 +7,9 @@ export const organizationClaimSchema: JsonSchema = {
     slug: { type: 'string' },
     role: { enum: ['owner', 'admin', 'editor', 'member', 'viewer'] },
   },
-};
+} as const;
 
-export const userSchema: JsonSchema = {
+export const userSchema = {
   type: 'object',
   required: ['id', 'email', 'displayName', 'emailVerified', 'accountType', 'platformRole', 'isSuperAdmin', 'status', 'organizations'],
   properties: {
@@ -25,9 +23,9 @@ export const userSchema: JsonSchema = {
     status: { enum: ['active', 'suspended'] },
     organizations: { type: 'array', items: organizationClaimSchema },
   },
-};
+} as const;
 
-export const sessionEnvelopeSchema: JsonSchema = {
+export const sessionEnvelopeSchema = {
   type: 'object',
   required: ['success', 'data'],
   properties: {
@@ -38,11 +36,11 @@ export const sessionEnvelopeSchema: JsonSchema = {
       properties: { user: userSchema, accessToken: { type: 'string' }, refreshToken: { type: 'string' } },
     },
   },
-};
+} as const;
 
-const email = { type: 'string', format: 'email', maxLength: 254 };
+const email = { type: 'string', format: 'email', maxLength: 254 } as const;
 
-export const registerBody: JsonSchema = {
+export const registerBody = {
   type: 'object',
   required: ['email', 'password'],
   properties: {
@@ -51,26 +49,26 @@ export const registerBody: JsonSchema = {
     displayName: { type: 'string', minLength: 1, maxLength: 255 },
     organizationName: { type: 'string', minLength: 1, maxLength: 255 },
   },
-};
+} as const;
 
-export const loginBody: JsonSchema = {
+export const loginBody = {
   type: 'object',
   required: ['email', 'password'],
   properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 } },
-};
+} as const;
 
-export const refreshBody: JsonSchema = {
+export const refreshBody = {
   type: 'object',
   required: ['refreshToken'],
   properties: { refreshToken: { type: 'string', minLength: 1 } },
-};
-export const switchOrgBody: JsonSchema = {
+} as const;
+export const switchOrgBody = {
   type: 'object',
   required: ['organizationId'],
   properties: { organizationId: { type: 'string', format: 'uuid' } },
-};
+} as const;
 
-export const invitationSchema: JsonSchema = {
+export const invitationSchema = {
   type: 'object',
   required: ['id', 'email', 'role', 'status', 'expiresAt'],
   properties: {
@@ -81,15 +79,15 @@ export const invitationSchema: JsonSchema = {
     expiresAt: { type: 'string', format: 'date-time' },
     createdAt: { type: 'string', format: 'date-time' },
   },
-};
+} as const;
 
-export const inviteBody: JsonSchema = { type: 'object', required: ['email', 'role'], properties: { email, role: { type: 'string' } } };
-export const acceptInvitationBody: JsonSchema = {
+export const inviteBody = { type: 'object', required: ['email', 'role'], properties: { email, role: { type: 'string' } } } as const;
+export const acceptInvitationBody = {
   type: 'object',
   required: ['token'],
   properties: { token: { type: 'string', minLength: 1 } },
-};
-export const memberSchema: JsonSchema = {
+} as const;
+export const memberSchema = {
   type: 'object',
   required: ['userId', 'email', 'displayName', 'role'],
   properties: {
@@ -98,15 +96,15 @@ export const memberSchema: JsonSchema = {
     displayName: { type: 'string' },
     role: { type: 'string' },
   },
-};
-export const changeRoleBody: JsonSchema = { type: 'object', required: ['role'], properties: { role: { type: 'string' } } };
-export const seatsSchema: JsonSchema = {
+} as const;
+export const changeRoleBody = { type: 'object', required: ['role'], properties: { role: { type: 'string' } } } as const;
+export const seatsSchema = {
   type: 'object',
   required: ['usedSeats', 'totalSeats', 'pendingInvitations'],
   properties: { usedSeats: { type: 'integer' }, totalSeats: { type: 'integer' }, pendingInvitations: { type: 'integer' } },
-};
+} as const;
 
-export const apiKeySchema: JsonSchema = {
+export const apiKeySchema = {
   type: 'object',
   required: ['id', 'name', 'scopes', 'prefix', 'createdAt', 'lastUsedAt'],
   properties: {
@@ -117,12 +115,12 @@ export const apiKeySchema: JsonSchema = {
     createdAt: { type: 'string', format: 'date-time' },
     lastUsedAt: { type: ['string', 'null'], format: 'date-time' },
   },
-};
-export const createApiKeyBody: JsonSchema = {
+} as const;
+export const createApiKeyBody = {
   type: 'object',
   required: ['name', 'scopes'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 255 },
     scopes: { type: 'array', items: { type: 'string' }, maxItems: 10 },
   },
-};
+} as const;

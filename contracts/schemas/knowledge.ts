@@ -1,12 +1,10 @@
-import type { JsonSchema } from '../operation';
-
 const id = { type: 'string', format: 'uuid' } as const;
 const time = { type: 'string', format: 'date-time' } as const;
 const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
 
 export const visibility = { enum: ['private', 'shared', 'public'] } as const;
 
-export const kbSettingsSchema: JsonSchema = {
+export const kbSettingsSchema = {
   type: 'object',
   description:
     'Open object. `embedding` {model, dimensions}: model is always the configured embedder (`local/hash-embed-v1` offline, 1024 dimensions by default; ' +
@@ -18,9 +16,9 @@ export const kbSettingsSchema: JsonSchema = {
       properties: { size: { type: 'integer', minimum: 100, maximum: 8000 }, overlap: { type: 'integer', minimum: 0 } },
     },
   },
-};
+} as const;
 
-export const knowledgeBaseSchema: JsonSchema = {
+export const knowledgeBaseSchema = {
   type: 'object',
   required: ['id', 'name', 'description', 'organizationId', 'visibility', 'settings', 'createdAt', 'updatedAt'],
   properties: {
@@ -33,9 +31,9 @@ export const knowledgeBaseSchema: JsonSchema = {
     createdAt: time,
     updatedAt: time,
   },
-};
+} as const;
 
-export const createKbBody: JsonSchema = {
+export const createKbBody = {
   type: 'object',
   required: ['name'],
   properties: {
@@ -44,9 +42,9 @@ export const createKbBody: JsonSchema = {
     visibility: { ...visibility, default: 'private' },
     settings: kbSettingsSchema,
   },
-};
+} as const;
 
-export const updateKbBody: JsonSchema = {
+export const updateKbBody = {
   type: 'object',
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 255 },
@@ -54,33 +52,25 @@ export const updateKbBody: JsonSchema = {
     visibility,
     settings: kbSettingsSchema,
   },
-};
+} as const;
 
-export const linkBody: JsonSchema = {
+export const linkBody = {
   type: 'object',
   properties: {
     permissions: { type: 'object', description: 'Free-form flags of what the agent may do with the knowledge base, e.g. {"read": true}' },
     priority: { type: 'integer', minimum: -1000, maximum: 1000, default: 0 },
   },
-};
+} as const;
 
 const failedSource = {
   type: 'object',
   required: ['sourceId', 'sourceUrl', 'lastSyncError'],
   properties: { sourceId: id, sourceUrl: { type: 'string' }, lastSyncError: { type: 'string' } },
-};
+} as const;
 
-export const linkedKbSchema: JsonSchema = {
+export const linkedKbSchema = {
   type: 'object',
-  required: [
-    ...(knowledgeBaseSchema.required as string[]),
-    'permissions',
-    'priority',
-    'linked_at',
-    'syncHealth',
-    'failedSourceCount',
-    'failedSources',
-  ],
+  required: [...knowledgeBaseSchema.required, 'permissions', 'priority', 'linked_at', 'syncHealth', 'failedSourceCount', 'failedSources'],
   properties: {
     ...(knowledgeBaseSchema.properties as object),
     permissions: { type: 'object' },
@@ -95,9 +85,9 @@ export const linkedKbSchema: JsonSchema = {
     failedSourceCount: { type: 'integer' },
     failedSources: { type: 'array', items: failedSource },
   },
-};
+} as const;
 
-export const deleteImpactSchema: JsonSchema = {
+export const deleteImpactSchema = {
   type: 'object',
   required: ['knowledgeBases', 'truncated'],
   properties: {
@@ -120,9 +110,9 @@ export const deleteImpactSchema: JsonSchema = {
       },
     },
   },
-};
+} as const;
 
-export const documentSchema: JsonSchema = {
+export const documentSchema = {
   type: 'object',
   required: ['id', 'knowledgeBaseId', 'title', 'mimeType', 'fileSizeBytes', 'processingStatus', 'error', 'chunkCount', 'createdAt'],
   properties: {
@@ -139,9 +129,9 @@ export const documentSchema: JsonSchema = {
     updatedAt: time,
     processedAt: nullableTime,
   },
-};
+} as const;
 
-export const extractTextSchema: JsonSchema = {
+export const extractTextSchema = {
   type: 'object',
   required: ['text', 'title', 'mimeType', 'images', 'metadata', 'characterCount'],
   properties: {
@@ -156,9 +146,9 @@ export const extractTextSchema: JsonSchema = {
     metadata: { type: 'object' },
     characterCount: { type: 'integer' },
   },
-};
+} as const;
 
-export const searchBody: JsonSchema = {
+export const searchBody = {
   type: 'object',
   required: ['knowledgeBaseIds'],
   properties: {
@@ -182,9 +172,9 @@ export const searchBody: JsonSchema = {
     },
     topK: { type: 'integer', minimum: 1, maximum: 20, description: 'Results per knowledge base (default 3)' },
   },
-};
+} as const;
 
-export const searchQuery: JsonSchema = {
+export const searchQuery = {
   type: 'object',
   properties: {
     source: { enum: ['manual', 'agent_rag'], default: 'manual' },
@@ -192,9 +182,9 @@ export const searchQuery: JsonSchema = {
     conversationId: id,
     messageId: id,
   },
-};
+} as const;
 
-export const searchResultSchema: JsonSchema = {
+export const searchResultSchema = {
   type: 'object',
   required: ['content', 'score', 'knowledgeBaseId', 'metadata', 'discoveryMethods'],
   properties: {
@@ -214,9 +204,9 @@ export const searchResultSchema: JsonSchema = {
     discoveryMethods: { type: 'array', items: { enum: ['semantic', 'image', 'graph'] } },
     relationshipPath: { type: 'array', description: 'Present only for results found through the knowledge graph' },
   },
-};
+} as const;
 
-export const searchLogEntrySchema: JsonSchema = {
+export const searchLogEntrySchema = {
   type: 'object',
   properties: {
     id,
@@ -232,9 +222,9 @@ export const searchLogEntrySchema: JsonSchema = {
     durationMs: { type: 'integer' },
     createdAt: time,
   },
-};
+} as const;
 
-export const mapSchema: JsonSchema = {
+export const mapSchema = {
   type: 'object',
   required: ['knowledgeBaseId', 'knowledgeBaseName', 'total', 'documents'],
   properties: {
@@ -256,4 +246,4 @@ export const mapSchema: JsonSchema = {
       },
     },
   },
-};
+} as const;

@@ -1,9 +1,7 @@
-import type { JsonSchema } from '../operation';
-
 /** Known prompt types are checked by the use case (UNKNOWN_PROMPT_TYPE), not by the schema. */
-const text = (max: number) => ({ type: ['string', 'null'], maxLength: max });
+const text = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
 
-export const sectionInput: JsonSchema = {
+export const sectionInput = {
   type: 'object',
   required: ['promptType', 'mode'],
   properties: {
@@ -22,9 +20,9 @@ export const sectionInput: JsonSchema = {
     content: text(50000),
     prompt: text(50000),
   },
-};
+} as const;
 
-export const saveBody: JsonSchema = {
+export const saveBody = {
   type: 'object',
   required: ['sections'],
   properties: {
@@ -32,15 +30,15 @@ export const saveBody: JsonSchema = {
     bumpType: { enum: ['major', 'minor'], default: 'minor' },
     label: { type: ['string', 'null'], maxLength: 5000 },
   },
-};
+} as const;
 
 const versionRef = {
   type: 'object',
   required: ['id', 'versionMajor', 'versionMinor'],
   properties: { id: { type: 'string' }, versionMajor: { type: 'integer' }, versionMinor: { type: 'integer' } },
-};
+} as const;
 
-export const liveSchema: JsonSchema = {
+export const liveSchema = {
   type: ['object', 'null'],
   properties: {
     ...versionRef.properties,
@@ -48,9 +46,9 @@ export const liveSchema: JsonSchema = {
     publishedBy: { type: ['string', 'null'] },
     publishedByName: { type: ['string', 'null'] },
   },
-};
+} as const;
 
-export const versionItemSchema: JsonSchema = {
+export const versionItemSchema = {
   type: 'object',
   required: ['id', 'versionMajor', 'versionMinor', 'label', 'createdAt', 'createdBy', 'authorName', 'isLive', 'isNewest'],
   properties: {
@@ -63,9 +61,9 @@ export const versionItemSchema: JsonSchema = {
     isLive: { type: 'boolean' },
     isNewest: { type: 'boolean' },
   },
-};
+} as const;
 
-export const sectionSchema: JsonSchema = {
+export const sectionSchema = {
   type: 'object',
   required: ['promptType', 'instanceRef', 'mode', 'content', 'prompt'],
   properties: {
@@ -75,9 +73,9 @@ export const sectionSchema: JsonSchema = {
     content: { type: ['string', 'null'] },
     prompt: { type: ['string', 'null'] },
   },
-};
+} as const;
 
-export const saveResponse: JsonSchema = {
+export const saveResponse = {
   type: 'object',
   required: ['version', 'published'],
   properties: {
@@ -88,15 +86,15 @@ export const saveResponse: JsonSchema = {
     },
     published: { const: false },
   },
-};
+} as const;
 
-export const publishResponse: JsonSchema = {
+export const publishResponse = {
   type: 'object',
   required: ['live', 'previous'],
   properties: { live: versionRef, previous: { ...versionRef, type: ['object', 'null'] } },
-};
+} as const;
 
-export const draftSectionsResponse: JsonSchema = {
+export const draftSectionsResponse = {
   type: 'object',
   required: ['sections', 'draftDiffersFromNewest'],
   properties: {
@@ -116,4 +114,4 @@ export const draftSectionsResponse: JsonSchema = {
     live: liveSchema,
     newest: { ...versionRef, type: ['object', 'null'] },
   },
-};
+} as const;

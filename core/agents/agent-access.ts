@@ -1,5 +1,5 @@
 import type { Actor } from '../identity/actor';
-import { canOnResource, hasOrgPermission, type ResourcePermission } from '../identity/policy';
+import { activeOrganization, canOnResource, hasOrgPermission, type ResourcePermission } from '../identity/policy';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { Agent } from './agent';
@@ -8,12 +8,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: string) => UUID.test(v);
 
 export const agentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found');
-
-/** The actor's active organization, or FORBIDDEN when they have none. */
-export function activeOrganization(actor: Actor): string {
-  if (!actor.organizationId || !actor.orgRole) throw new DomainError('FORBIDDEN', 'You are not a member of an organization');
-  return actor.organizationId;
-}
 
 export const isReviewer = (actor: Actor) => hasOrgPermission(actor.orgRole, 'agents.review');
 

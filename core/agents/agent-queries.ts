@@ -1,6 +1,7 @@
 import type { Actor } from '../identity/actor';
+import { activeOrganization } from '../identity/policy';
 import type { PageRequest } from '../shared/pagination';
-import { activeOrganization, isReviewer, loadAgent } from './agent-access';
+import { isReviewer, loadAgent } from './agent-access';
 import type { AgentDeps } from './agent-deps';
 import { toAgentView } from './agent-view';
 import { isKnowledgeReady } from './knowledge-links';

@@ -1,15 +1,7 @@
 import type { Agent } from '../agents/agent';
 import { DomainError } from '../shared/errors';
 import type { ChatDeps } from './chat-deps';
-
-/** Spec 8 limits of one chat message. */
-export const CHAT_LIMITS = {
-  messageChars: 10_000,
-  systemPromptChars: 10_000,
-  attachments: 5,
-  variables: 100,
-  variableChars: 10_000,
-} as const;
+import { CHAT_LIMITS } from './chat-limits';
 
 export interface AttachmentRef {
   id: string;

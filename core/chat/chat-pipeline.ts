@@ -12,7 +12,6 @@
 import type { Agent } from '../agents/agent';
 import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
 import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
-import { type PreparedWelcome, produceWelcome, storeWelcome } from '../conversations/welcome-message';
 import type { ResolvedAttachment } from '../ports/attachment-resolver';
 import type { ChatCompletion, ChatMessage, ChatRequest } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
@@ -25,6 +24,7 @@ import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeCon
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
+import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
 export interface ChatCaller extends ConversationViewer {
   /** Platform of conversations this caller starts (web, api, preview, public...). */

@@ -10,7 +10,7 @@ import type { ChatMessage } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { ChatDeps } from './chat-deps';
-import { CHAT_LIMITS } from './chat-input';
+import { CHAT_LIMITS } from './chat-limits';
 import { prepareChat, type PreparedChat } from './chat-pipeline';
 
 export type CompatContent = string | { type: string; text?: string }[] | null;

@@ -1,13 +1,19 @@
-import type { PlanLimits } from '../organizations/organization';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Store } from '../ports/store';
 import type { PasswordHasher } from './password-hasher';
 import type { TokenSigner } from './token-claims';
 
+/** The plan a new organization starts on (the organizations area's PlanLimits; identity only hands it over). */
+export interface DefaultPlan {
+  seats: number;
+  agents: number;
+  knowledgeBases: number;
+}
+
 export interface IdentitySettings {
   initialCreditsUsd: number;
-  plan: PlanLimits;
+  plan: DefaultPlan;
   superadminEmails: readonly string[];
   accessTokenSeconds: number;
   refreshTokenSeconds: number;

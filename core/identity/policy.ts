@@ -68,6 +68,9 @@ export function requireOrgPermission(actor: Actor, permission: OrgPermission): s
   return actor.organizationId;
 }
 
+/** The actor's active organization (any role), or FORBIDDEN when they have none. The one definition every area uses. */
+export const activeOrganization = (actor: Actor): string => requireOrgPermission(actor, 'org.read');
+
 export function requireResourcePermission(actor: Actor, permission: ResourcePermission, grants: readonly ResourcePermission[] = []) {
   if (!canOnResource(actor.orgRole, permission, grants)) {
     throw new DomainError('FORBIDDEN', `Your role (${actor.orgRole ?? 'none'}) lacks the ${permission} permission on this resource`);
@@ -77,6 +80,9 @@ export function requireResourcePermission(actor: Actor, permission: ResourcePerm
 export function requireSuperadmin(actor: Actor) {
   if (actor.platformRole !== 'superadmin') throw new DomainError('FORBIDDEN', 'Only platform administrators may do this');
 }
+
+/** Whether a requested role (an untrusted string) is one of `roles`. */
+export const isRoleIn = (roles: readonly OrgRole[], role: string): role is OrgRole => (roles as readonly string[]).includes(role);
 
 /** Roles an invitation may grant (never owner). */
 export const INVITABLE_ROLES: readonly OrgRole[] = ['admin', 'member', 'viewer'];

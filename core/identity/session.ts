@@ -1,6 +1,6 @@
-import type { MembershipWithOrganization } from '../organizations/organization';
 import type { Repositories } from '../ports/repositories';
 import type { IdentityDeps } from './identity-deps';
+import type { OrgRole } from './roles';
 import type { OrganizationClaim } from './token-claims';
 import type { User } from './user';
 
@@ -23,7 +23,13 @@ export interface Session {
   refreshToken: string;
 }
 
-export const toOrganizationClaims = (memberships: MembershipWithOrganization[], activeId: string | null): OrganizationClaim[] => {
+/** What a session reads of a membership (the organizations area's MembershipWithOrganization has this shape). */
+export interface MembershipClaimSource {
+  role: OrgRole;
+  organization: { id: string; name: string; slug: string };
+}
+
+export const toOrganizationClaims = (memberships: readonly MembershipClaimSource[], activeId: string | null): OrganizationClaim[] => {
   const claims = memberships.map((m) => ({ id: m.organization.id, name: m.organization.name, slug: m.organization.slug, role: m.role }));
   const i = claims.findIndex((c) => c.id === activeId);
   if (i > 0) claims.unshift(...claims.splice(i, 1));

@@ -1,10 +1,11 @@
 import type { Actor } from '../identity/actor';
+import { activeOrganization } from '../identity/policy';
 import type { DocumentKind } from '../ports/document-loader';
 import { DomainError, isDomainError } from '../shared/errors';
 import { optionalWebhookUrl } from '../webhooks/webhook-url';
 import type { KnowledgeDocument } from './document';
 import { INGESTION_JOB_KIND } from './ingestion-progress';
-import { activeOrganization, knowledgeBaseFor } from './kb-access';
+import { knowledgeBaseFor } from './kb-access';
 import { INGEST_QUEUE, type KnowledgeDeps } from './knowledge-deps';
 
 export interface DocumentView {

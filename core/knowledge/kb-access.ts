@@ -1,12 +1,9 @@
 import type { Agent } from '../agents/agent';
 import type { Actor } from '../identity/actor';
-import { requireOrgPermission, requireResourcePermission, type ResourcePermission } from '../identity/policy';
+import { activeOrganization, requireResourcePermission, type ResourcePermission } from '../identity/policy';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { KnowledgeBase } from './knowledge-base';
-
-/** The actor's active organization (any member), or FORBIDDEN. */
-export const activeOrganization = (actor: Actor) => requireOrgPermission(actor, 'org.read');
 
 /**
  * The knowledge base in the actor's organization with the permission checked. Another organization's

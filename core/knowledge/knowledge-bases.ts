@@ -1,8 +1,9 @@
 import { recordAudit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
+import { activeOrganization } from '../identity/policy';
 import { DomainError } from '../shared/errors';
-import { activeOrganization, knowledgeBaseFor } from './kb-access';
+import { knowledgeBaseFor } from './kb-access';
 import { normalizeSettings } from './kb-settings';
 import type { KnowledgeBase, KnowledgeBasePatch, KnowledgeBaseVisibility } from './knowledge-base';
 import type { KnowledgeDeps } from './knowledge-deps';

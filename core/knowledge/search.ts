@@ -1,8 +1,8 @@
 import { ensureCredits } from '../billing/billing';
 import type { Actor } from '../identity/actor';
 import { canOnResource } from '../identity/policy';
+import { activeOrganization } from '../identity/policy';
 import { DomainError } from '../shared/errors';
-import { activeOrganization } from './kb-access';
 import type { KnowledgeDeps } from './knowledge-deps';
 import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';

@@ -1,5 +1,5 @@
 import type { Actor } from '../identity/actor';
-import { INVITABLE_ROLES } from '../identity/policy';
+import { INVITABLE_ROLES, isRoleIn } from '../identity/policy';
 import type { OrgRole } from '../identity/roles';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
@@ -45,8 +45,9 @@ export async function seatUsage(repos: Repositories, organizationId: string, now
 }
 
 /** Seats are checked for everyone, platform administrators included. */
-export async function inviteMember(deps: OrganizationDeps, actor: Actor, organizationId: string, input: { email: string; role: OrgRole }) {
-  if (!INVITABLE_ROLES.includes(input.role)) throw new DomainError('VALIDATION', `role must be one of ${INVITABLE_ROLES.join(', ')}`);
+export async function inviteMember(deps: OrganizationDeps, actor: Actor, organizationId: string, input: { email: string; role: string }) {
+  const role = input.role;
+  if (!isRoleIn(INVITABLE_ROLES, role)) throw new DomainError('VALIDATION', `role must be one of ${INVITABLE_ROLES.join(', ')}`);
   const email = input.email.trim().toLowerCase();
   const now = deps.clock.now();
   const nowIso = now.toISOString();
@@ -69,7 +70,7 @@ export async function inviteMember(deps: OrganizationDeps, actor: Actor, organiz
       id: deps.ids.uuid(),
       organizationId,
       email,
-      role: input.role,
+      role,
       status: 'pending',
       tokenHash: sha256Hex(token),
       invitedBy: actor.userId,

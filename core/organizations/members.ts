@@ -1,5 +1,5 @@
 import type { Actor } from '../identity/actor';
-import { ASSIGNABLE_ROLES } from '../identity/policy';
+import { ASSIGNABLE_ROLES, isRoleIn } from '../identity/policy';
 import type { OrgRole } from '../identity/roles';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
@@ -32,8 +32,8 @@ async function assertNotLastOwner(repos: Repositories, organizationId: string, r
   }
 }
 
-export async function changeMemberRole(deps: OrganizationDeps, actor: Actor, organizationId: string, userId: string, role: OrgRole) {
-  if (!ASSIGNABLE_ROLES.includes(role)) throw new DomainError('VALIDATION', `role must be one of ${ASSIGNABLE_ROLES.join(', ')}`);
+export async function changeMemberRole(deps: OrganizationDeps, actor: Actor, organizationId: string, userId: string, role: string) {
+  if (!isRoleIn(ASSIGNABLE_ROLES, role)) throw new DomainError('VALIDATION', `role must be one of ${ASSIGNABLE_ROLES.join(', ')}`);
   return deps.store.transaction(async (repos) => {
     await repos.invitations.lockOrganization(organizationId);
     const { actorRole, target } = await targetOf(repos, actor, organizationId, userId);

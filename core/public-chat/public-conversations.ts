@@ -3,9 +3,9 @@
  * A visitor sees only conversations of this agent that carry their anonymousId; any other id is 404.
  */
 import type { Agent } from '../agents/agent';
+import { startConversation } from '../chat/create-conversation';
 import type { Conversation, StoredMessage } from '../conversations/conversation';
 import { loadConversation } from '../conversations/conversation-access';
-import { startConversation } from '../conversations/create-conversation';
 import { DomainError } from '../shared/errors';
 import type { PageRequest } from '../shared/pagination';
 import type { PublicChatDeps } from './public-chat-deps';

@@ -5,7 +5,7 @@
  * per URL; the URLs are read concurrently.
  */
 import type { Actor } from '../identity/actor';
-import { activeOrganization } from '../knowledge/kb-access';
+import { activeOrganization } from '../identity/policy';
 import { DomainError, isDomainError } from '../shared/errors';
 import { resolveSource } from './manage-sources';
 import { sourceContext, type SourcesDeps } from './sources-deps';
@@ -46,9 +46,10 @@ async function scrapeOne(deps: SourcesDeps, request: LightScrapeRequest): Promis
   const base = { url: request.url, sourceType: request.sourceType };
   try {
     const preview = { maxItems: limits.previewItems, maxPages: 1, crawlDepth: 0, includePages: false };
-    const { plugin, url, options } = resolveSource(deps, { url: request.url, sourceType: request.sourceType, options: {} });
+    const { plugin, type, url, options } = resolveSource(deps, { url: request.url, sourceType: request.sourceType, options: {} });
+    if (!plugin.capabilities.includes('preview')) throw new DomainError('VALIDATION', `A ${type} source cannot be previewed`);
     const target = { url, options: { ...options, ...Object.fromEntries(Object.entries(preview).filter(([k]) => k in options)) } };
-    const ctx = sourceContext(deps, limits.timeoutMs);
+    const ctx = sourceContext(deps, type, limits.timeoutMs);
     const read = async () => {
       const listing = await plugin.listItems(target, ctx);
       const listed = listing.items.slice(0, limits.previewItems);

@@ -9,31 +9,26 @@ import { knowledgeBaseFor } from '../knowledge/kb-access';
 import type { KnowledgeSource } from '../knowledge/source';
 import { DomainError } from '../shared/errors';
 import { optionalWebhookUrl } from '../webhooks/webhook-url';
-import { COMMON_OPTION_KEYS } from './source-plugin';
 import { addMinutes, type SourceView, toSourceView } from './source-view';
 import { sourceContext, type SourcesDeps, SYNC_QUEUE, type SyncJobPayload } from './sources-deps';
 import { startSyncJob } from './sync-progress';
 
-export interface AddSourceInput {
+/** The source and its sync settings; every other field is an option of its type (validated by the plugin's schema). */
+export type AddSourceInput = {
   url: string;
   sourceType?: string;
   syncEnabled?: boolean;
   syncFrequencyMinutes?: number;
-  maxItems?: number;
-  maxPages?: number;
-  crawlDepth?: number;
-  mediaEmbeddingStrategy?: 'native' | 'transcription';
-  visualEntityExtraction?: boolean;
   /** HTTPS URL that receives the signed terminal event of the first sync job. */
-  webhookUrl?: string | null;
-}
+  webhookUrl?: unknown;
+} & Record<string, unknown>;
 
 export const DEFAULT_SYNC_FREQUENCY_MINUTES = 60;
 
-/** The plugin, canonical URL and validated options of a requested source (no network). */
+/** The plugin (its secrets configured), canonical URL and validated options of a requested source (no network). */
 export function resolveSource(deps: SourcesDeps, input: { url: string; sourceType?: string; options?: Record<string, unknown> }) {
   const type = input.sourceType ?? 'url';
-  const plugin = deps.registry.get(type);
+  const plugin = deps.registry.usable(type);
   const url = plugin.normalize(input.url);
   const options = deps.registry.validateOptions(type, input.options ?? {});
   return { plugin, type, url, options };
@@ -75,15 +70,23 @@ async function itemCount(deps: SourcesDeps, sourceId: string) {
 export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId: string, input: AddSourceInput) {
   const repos = deps.knowledge.store.repos;
   const kb = await knowledgeBaseFor(repos, actor, knowledgeBaseId, 'edit');
-  const webhookUrl = optionalWebhookUrl(input.webhookUrl);
-  const requested: Record<string, unknown> = {};
-  for (const key of COMMON_OPTION_KEYS) if (input[key] !== undefined) requested[key] = input[key];
-  const { plugin, type, url, options } = resolveSource(deps, { url: input.url, sourceType: input.sourceType, options: requested });
-  await plugin.probe?.({ url, options }, sourceContext(deps));
+  const {
+    url: requestedUrl,
+    sourceType,
+    syncEnabled: requestedSync,
+    syncFrequencyMinutes: requestedFrequency,
+    webhookUrl: requestedWebhook,
+    ...requested
+  } = input;
+  const webhookUrl = optionalWebhookUrl(requestedWebhook);
+  const { plugin, type, url, options } = resolveSource(deps, { url: requestedUrl, sourceType, options: requested });
+  const syncEnabled = requestedSync ?? false;
+  if (syncEnabled && !plugin.capabilities.includes('schedule'))
+    throw new DomainError('VALIDATION', `A ${type} source cannot be synced on a schedule (syncEnabled)`, [{ field: 'syncEnabled' }]);
+  await plugin.probe?.({ url, options }, sourceContext(deps, type));
 
   const now = deps.knowledge.clock.now().toISOString();
-  const syncEnabled = input.syncEnabled ?? false;
-  const syncFrequencyMinutes = input.syncFrequencyMinutes ?? DEFAULT_SYNC_FREQUENCY_MINUTES;
+  const syncFrequencyMinutes = requestedFrequency ?? DEFAULT_SYNC_FREQUENCY_MINUTES;
   const nextSyncAt = syncEnabled ? addMinutes(now, syncFrequencyMinutes) : null;
   const existing = (await repos.sources.listForKnowledgeBase(kb.organizationId, kb.id)).find((s) => s.sourceType === type && s.url === url);
   let source: KnowledgeSource;

@@ -1,12 +1,16 @@
 /**
- * The contract a source type implements (ARCHITECTURE habit 4). A plugin lives in
- * `plugins/sources/<type>/index.ts`, declares its type, how it recognises and normalises a URL, its options
- * schema (JSON schema, validated with ajv when registered and on every use), and how it lists and fetches
- * items. It reaches the network only through the OutboundFetcher in its context (SSRF-guarded, bounded).
+ * The contract a source type implements (ARCHITECTURE habit 4): the plugin manifest every kind shares
+ * (core/plugins/plugin-manifest.ts: type, description, options schema, secrets, capabilities) plus how it
+ * recognises and normalises a URL, and how it lists and fetches items. A plugin lives in
+ * `plugins/sources/<type>/index.ts` or in an npm package named in PLUGINS. It reaches the network only
+ * through the OutboundFetcher of its context (SSRF-guarded, bounded) and reads HTML through its HtmlReader.
  */
+import type { PluginManifest } from '../plugins/plugin-manifest';
+import type { PluginSecrets } from '../plugins/plugin-secrets';
+import type { HtmlReader } from '../ports/html-reader';
 import type { OutboundFetcher } from '../ports/outbound-fetcher';
 
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from '../plugins/plugin-manifest';
 
 /** One readable unit of a source (a page, a post, a product), ready to index. */
 export interface SourceItemContent {
@@ -50,24 +54,34 @@ export type SourceLog = (level: 'debug' | 'info' | 'warn' | 'error', message: st
 export interface SourceContext {
   /** The only way out to the network. */
   fetcher: OutboundFetcher;
+  /** Page and fragment text, as uploaded HTML files are read. */
+  html: HtmlReader;
+  /** The secrets this plugin declared, from configuration. */
+  secrets: PluginSecrets;
   /** Time bound of one request (light scrape: 10 s). */
   requestTimeoutMs: number;
   /** Largest body of one response. */
   maxResponseBytes: number;
+  /** Logging; the plugin's secret values are taken out of every line. */
   log: SourceLog;
 }
 
-export interface SourcePlugin {
-  /** The `sourceType` users pass (`url`, `rss`, `shopify`...). */
-  readonly type: string;
-  readonly description: string;
+/** URLs a plugin declares about itself; the source-plugin conformance suite checks them. */
+export interface SourceUrlExamples {
+  /** Each input normalises to its expected canonical URL, which the plugin also recognises. */
+  normalizes: readonly (readonly [input: string, canonical: string])[];
+  /** URLs the plugin refuses (normalize throws UNSUPPORTED_URL). */
+  rejects?: readonly string[];
+}
+
+export interface SourcePlugin extends PluginManifest<'source'> {
   /**
    * Order in `detect`: higher first. Specific hosts (medium.com, x.com) use the default 0; generic
    * fallbacks go below (website -50, url -100).
    */
   readonly detectPriority?: number;
-  /** JSON schema of `options` (an object schema; defaults are applied). */
-  readonly optionsSchema: JsonSchema;
+  /** URL recognition is part of the contract: example URLs, checked by the conformance suite. */
+  readonly urls: SourceUrlExamples;
   /** Whether this plugin is the natural reader of the URL (no network). */
   recognizes(url: URL): boolean;
   /** The canonical URL of the source; throws DomainError('UNSUPPORTED_URL') when it cannot be read. */
@@ -82,5 +96,14 @@ export interface SourcePlugin {
   fetchItem(item: ListedItem, source: SourceTarget, ctx: SourceContext): Promise<SourceItemContent>;
 }
 
-/** Options every source accepts (spec 4.7); a plugin reads those that apply to it. */
-export const COMMON_OPTION_KEYS = ['maxItems', 'maxPages', 'crawlDepth', 'mediaEmbeddingStrategy', 'visualEntityExtraction'] as const;
+/**
+ * Options every source accepts (spec 4.7), declared once: merged into each plugin's options schema (a
+ * plugin narrows them by declaring the same key) and so into the request schema of the endpoint.
+ */
+export const COMMON_SOURCE_OPTIONS = {
+  maxItems: { type: 'integer', minimum: 1, maximum: 10000, description: 'Most items read per sync' },
+  maxPages: { type: 'integer', minimum: 1, maximum: 200, description: 'Most pages read per sync' },
+  crawlDepth: { type: 'integer', minimum: 0, maximum: 3, description: 'Link levels followed from the start page (0 = single page)' },
+  mediaEmbeddingStrategy: { enum: ['native', 'transcription'], description: 'How media would be embedded (kept on the source)' },
+  visualEntityExtraction: { type: 'boolean', description: 'Whether images would be mined for entities (kept on the source)' },
+} as const;

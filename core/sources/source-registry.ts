@@ -1,59 +1,36 @@
-import { DomainError } from '../shared/errors';
-import type { JsonSchema, SourcePlugin } from './source-plugin';
+import { type OptionsValidator, type PluginKindSpec, PluginRegistry } from '../plugins/plugin-registry';
+import type { SecretSource } from '../plugins/plugin-secrets';
+import { COMMON_SOURCE_OPTIONS, type SourcePlugin } from './source-plugin';
 
-/** Checks options against a plugin's schema (applies defaults); implemented with ajv outside the core. */
-export interface OptionsValidator {
-  /** Compiles the schema; throws when the schema itself is invalid. */
-  compile(
-    schema: JsonSchema,
-  ): (value: Record<string, unknown>) => { valid: true; value: Record<string, unknown> } | { valid: false; errors: string[] };
-}
+export type { OptionsValidator } from '../plugins/plugin-registry';
 
-type CompiledOptions = ReturnType<OptionsValidator['compile']>;
-
-const TYPE_PATTERN = /^[a-z][a-z0-9_-]{0,39}$/;
+const SOURCE_KIND: PluginKindSpec = {
+  methods: ['recognizes', 'normalize', 'listItems', 'fetchItem'],
+  optional: ['probe', 'detectPriority', 'urls'],
+  commonOptions: COMMON_SOURCE_OPTIONS,
+  check(p) {
+    const problems: string[] = [];
+    const caps = p.capabilities as string[];
+    if (caps.includes('probe') !== (typeof p.probe === 'function'))
+      problems.push('declares the probe capability exactly when it has probe()');
+    const urls = p.urls as { normalizes?: unknown; rejects?: unknown } | undefined;
+    if (!urls || !Array.isArray(urls.normalizes) || urls.normalizes.length === 0)
+      problems.push('needs urls.normalizes: example [input, canonical] URLs (URL recognition is part of the contract)');
+    if (p.detectPriority !== undefined && typeof p.detectPriority !== 'number') problems.push('detectPriority must be a number');
+    return problems;
+  },
+};
 
 /**
- * The source types this process knows. Plugins register at boot (see plugins/sources/index.ts); use cases
- * look them up by type or detect the type of a URL.
+ * The source types this process knows. Plugins register at boot (see plugins/index.ts); use cases look
+ * them up by type or detect the type of a URL.
  */
-export class SourceRegistry {
-  private readonly plugins = new Map<string, { plugin: SourcePlugin; options: CompiledOptions }>();
-
-  constructor(private readonly validator: OptionsValidator) {}
-
-  register(plugin: SourcePlugin): this {
-    if (!TYPE_PATTERN.test(plugin.type ?? '')) throw new Error(`source plugin type "${plugin.type}" must match ${TYPE_PATTERN}`);
-    if (this.plugins.has(plugin.type)) throw new Error(`source plugin "${plugin.type}" is registered twice`);
-    for (const method of ['recognizes', 'normalize', 'listItems', 'fetchItem'] as const) {
-      if (typeof plugin[method] !== 'function') throw new Error(`source plugin "${plugin.type}" has no ${method}()`);
-    }
-    let options: CompiledOptions;
-    try {
-      options = this.validator.compile(plugin.optionsSchema);
-    } catch (error) {
-      throw new Error(`source plugin "${plugin.type}" has an invalid options schema: ${(error as Error).message}`, { cause: error });
-    }
-    this.plugins.set(plugin.type, { plugin, options });
-    return this;
+export class SourceRegistry extends PluginRegistry<'source', SourcePlugin> {
+  constructor(validator: OptionsValidator, secrets?: SecretSource) {
+    super('source', SOURCE_KIND, validator, secrets);
   }
 
-  types(): string[] {
-    return [...this.plugins.keys()].sort();
-  }
-
-  has(type: string): boolean {
-    return this.plugins.has(type);
-  }
-
-  /** The plugin of a type, or a VALIDATION error naming the known types. */
-  get(type: string): SourcePlugin {
-    const entry = this.plugins.get(type);
-    if (!entry) throw new DomainError('VALIDATION', `sourceType must be one of: ${this.types().join(', ')}`, { sourceType: type });
-    return entry.plugin;
-  }
-
-  /** The most specific plugin that recognises the URL (null when none does, e.g. not http/https). */
+  /** The most specific plugin with the `detect` capability that recognises the URL (null when none does). */
   detect(url: string): SourcePlugin | null {
     let parsed: URL;
     try {
@@ -61,18 +38,10 @@ export class SourceRegistry {
     } catch {
       return null;
     }
-    const ordered = [...this.plugins.values()].map((e) => e.plugin).sort((a, b) => (b.detectPriority ?? 0) - (a.detectPriority ?? 0));
+    const ordered = this.all()
+      .filter((p) => p.capabilities.includes('detect'))
+      .sort((a, b) => (b.detectPriority ?? 0) - (a.detectPriority ?? 0));
     return ordered.find((p) => safeRecognizes(p, parsed)) ?? null;
-  }
-
-  /** Options checked against the plugin's schema, defaults applied; VALIDATION error otherwise. */
-  validateOptions(type: string, options: Record<string, unknown>): Record<string, unknown> {
-    const entry = this.plugins.get(type);
-    if (!entry) return this.get(type) as never;
-    const result = entry.options({ ...options });
-    if (!result.valid)
-      throw new DomainError('VALIDATION', `Invalid options for a ${type} source: ${result.errors.join('; ')}`, { errors: result.errors });
-    return result.value;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { KnowledgeDeps } from '../knowledge/knowledge-deps';
+import type { HtmlReader } from '../ports/html-reader';
 import type { OutboundFetcher } from '../ports/outbound-fetcher';
 import type { SourceContext, SourceLog } from './source-plugin';
 import type { SourceRegistry } from './source-registry';
@@ -34,13 +35,20 @@ export interface SourcesDeps {
   knowledge: KnowledgeDeps;
   registry: SourceRegistry;
   fetcher: OutboundFetcher;
+  html: HtmlReader;
   settings: SourcesSettings;
   log: SourceLog;
 }
 
-export const sourceContext = (deps: SourcesDeps, requestTimeoutMs = deps.settings.requestTimeoutMs): SourceContext => ({
-  fetcher: deps.fetcher,
-  requestTimeoutMs,
-  maxResponseBytes: deps.settings.maxResponseBytes,
-  log: deps.log,
-});
+/** The context one plugin works in: the guarded fetcher, the HTML reader, its own secrets, a log without them. */
+export function sourceContext(deps: SourcesDeps, type: string, requestTimeoutMs = deps.settings.requestTimeoutMs): SourceContext {
+  const redact = deps.registry.redactor(type);
+  return {
+    fetcher: deps.fetcher,
+    html: deps.html,
+    secrets: deps.registry.secrets(type),
+    requestTimeoutMs,
+    maxResponseBytes: deps.settings.maxResponseBytes,
+    log: (level, message, extra) => deps.log(level, redact.text(message), redact.value(extra)),
+  };
+}

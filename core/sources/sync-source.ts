@@ -49,9 +49,9 @@ export async function syncSource(
   await progress.listing();
   let firstItemError: unknown = null;
   try {
-    const plugin = deps.registry.get(source.sourceType);
+    const plugin = deps.registry.usable(source.sourceType);
     const target = { url: source.url, options: deps.registry.validateOptions(source.sourceType, source.options) };
-    const ctx = sourceContext(deps);
+    const ctx = sourceContext(deps, source.sourceType);
     const listing = await plugin.listItems(target, ctx);
     const seen = new Set<string>();
     const items = listing.items.filter((i) => !seen.has(i.key) && seen.add(i.key));

@@ -1,7 +1,8 @@
-import { ChatModelRouter } from '../../app/chat-infrastructure';
+import { cohereChatProvider } from '../../adapters/cohere/cohere.adapters';
+import { localChatProvider } from '../../adapters/local-ai/local-ai.adapters';
+import { openAiChatProvider } from '../../adapters/openai/openai.adapters';
+import { ChatModelRouter } from '../../app/chat-model-router';
 import { chat } from '../../core/chat/chat-pipeline';
-import { compatAgent, splitMessages } from '../../core/chat/openai-compat';
-import { signContextToken, verifyContextToken } from '../../core/conversations/context-token';
 import {
   getConversation,
   getConversationVariables,
@@ -9,8 +10,10 @@ import {
   listConversations,
   listMessages,
   setConversationVariables,
-} from '../../core/conversations/conversations';
-import { createConversation, startConversation } from '../../core/conversations/create-conversation';
+} from '../../core/chat/conversations';
+import { createConversation, startConversation } from '../../core/chat/create-conversation';
+import { compatAgent, splitMessages } from '../../core/chat/openai-compat';
+import { signContextToken, verifyContextToken } from '../../core/conversations/context-token';
 import type { DomainError } from '../../core/shared/errors';
 import { actor, FakeDb, makeAgent, makeDeps, ORG, OTHER_ORG, PAID_MODEL, ScriptedModel, USER } from './fakes';
 
@@ -209,7 +212,12 @@ describe('OpenAI-compatible mapping and the model router', () => {
     const cohere = new ScriptedModel('cohere', { prefix: 'cohere/' });
     const openai = new ScriptedModel('openai');
     const bench = new ScriptedModel('instant', { prefix: 'bench/' });
-    const router = new ChatModelRouter({ local, cohere, openai, extra: [bench] });
+    const routes = (models: { local: ScriptedModel | null; cohere: ScriptedModel | null; openai: ScriptedModel | null }) => [
+      { routing: localChatProvider, model: models.local },
+      { routing: cohereChatProvider, model: models.cohere },
+      { routing: openAiChatProvider, model: models.openai },
+    ];
+    const router = new ChatModelRouter(routes({ local, cohere, openai }), [bench]);
     const answer = async (model: string) => (await router.complete({ model, messages: [] })).text;
     expect([
       await answer('local/extractive'),
@@ -218,7 +226,7 @@ describe('OpenAI-compatible mapping and the model router', () => {
       await answer('groq/llama'),
       await answer('bench/instant'),
     ]).toEqual(['local', 'cohere', 'openai', 'openai', 'instant']);
-    const bare = new ChatModelRouter({ local, cohere: null, openai: null });
+    const bare = new ChatModelRouter(routes({ local, cohere: null, openai: null }));
     expect(bare.supports('openai/gpt-4o')).toBe(false);
     expect(() => bare.complete({ model: 'cohere/command-r', messages: [] })).toThrow(/needs a Cohere key \(COHERE_API_KEY\)/);
     expect(() => bare.complete({ model: 'openai/gpt-4o', messages: [] })).toThrow(/needs an OpenAI key/);

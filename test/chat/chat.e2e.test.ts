@@ -6,8 +6,6 @@
 import { once } from 'node:events';
 import http from 'node:http';
 
-import { OpenAiChatModel } from '../../adapters/openai/openai.chat-model';
-import { OpenAiSpeechSynthesizer } from '../../adapters/openai/openai.speech-synthesizer';
 import { FakeOpenAi, openAiErrorBody } from '../fakes/fake-openai';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
@@ -23,15 +21,17 @@ let kbId: string;
 
 beforeAll(async () => {
   await fake.start();
+  // The OpenAI-compatible provider is chosen through configuration, as in production; only chat and speech.
   p = await startTestPlatform(
-    {},
     {
-      chat: {
-        chatModels: [slow],
-        openai: new OpenAiChatModel({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
-        speech: new OpenAiSpeechSynthesizer({ apiKey: 'sk-test', baseURL: fake.baseURL, maxRetries: 0 }),
-      },
+      OPENAI_API_KEY: 'sk-test',
+      OPENAI_BASE_URL: fake.baseURL,
+      OPENAI_MAX_RETRIES: '0',
+      EMBEDDINGS_PROVIDER: 'local',
+      VISION_PROVIDER: 'none',
+      TRANSCRIPTION_PROVIDER: 'none',
     },
+    { chat: { chatModels: [slow] } },
   );
   await p.store.repos.models.upsert([
     { ...(await p.store.repos.models.findById('openai/gpt-4o-mini'))!, id: 'test/slow', name: 'Slow test model', provider: 'test' },

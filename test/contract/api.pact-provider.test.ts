@@ -19,8 +19,8 @@ import { join, resolve } from 'node:path';
 
 import { Verifier } from '@pact-foundation/pact/src/dsl/verifier';
 
-import { loadConfig } from '../../adapters/config/load-config';
 import { IdentityHeader, signIdentity } from '../../adapters/http/identity-signature';
+import { loadConfig } from '../../app/configuration';
 import { createContainer } from '../../app/container';
 import { buildInfrastructure, type Infrastructure } from '../../app/infrastructure';
 import { startApi } from '../../app/roles';

@@ -96,7 +96,7 @@ describe('the OpenAPI document', () => {
 
   it("agrees with the gateway's lanes: each operation is reachable with the credentials it declares", () => {
     const expected: Record<AuthLane, Lane> = { open: 'open', user: 'jwt', public: 'public', apiKey: 'api-key' };
-    const mismatches = allOperations
+    const mismatches = allOperations(p.infra.plugins.catalogue())
       .map((o) => {
         const concrete = o.path.replace(/:([A-Za-z0-9_]+)/g, '0b6e2f7d-1c11-4c61-9a57-3f1c2a9e8d4b');
         return { op: o.operationId, declared: expected[o.auth], gateway: classifyLane(o.method.toUpperCase(), concrete.toLowerCase()) };

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 
 import YAML from 'yaml';
 
-import { configSchema } from '../../adapters/config/config.schema';
-import { loadConfig } from '../../adapters/config/load-config';
 import type { Role } from '../../adapters/config/platform-config';
+import { loadConfig, platformConfigSchema, selectedAdapters } from '../../app/configuration';
+import { platformPorts } from '../../app/ports';
 
 /**
  * Helm is not installed here, so the chart is checked statically: its metadata parses, every template
@@ -18,7 +18,7 @@ const chart = YAML.parse(readFileSync(join(chartDir, 'Chart.yaml'), 'utf8')) as 
 const values = YAML.parse(readFileSync(join(chartDir, 'values.yaml'), 'utf8')) as Record<string, unknown>;
 const templateFiles = readdirSync(templatesDir).filter((f) => /\.(ya?ml|tpl|txt)$/.test(f));
 const template = (file: string) => readFileSync(join(templatesDir, file), 'utf8');
-const schemaKeys = new Set(Object.keys(configSchema.properties));
+const schemaKeys = new Set(Object.keys(platformConfigSchema().properties));
 const SECRETS = ['JWT_SECRET', 'INTERNAL_SECRET', 'WEBHOOK_SIGNING_SECRET'];
 
 const EXPECTED_TEMPLATES = [
@@ -101,6 +101,11 @@ describe('Helm chart charts/agent-platform', () => {
     }
   });
 
+  it("lets every port's adapter be chosen from values.yaml", () => {
+    const missing = platformPorts.map((p) => p.registry.key).filter((key) => !(key in section('config')));
+    expect(missing).toEqual([]);
+  });
+
   it('requires the shared secrets and the shared services when it renders its own Secret', () => {
     const helpers = template('_helpers.tpl');
     for (const key of [...SECRETS, 'DATABASE_URL', 'RABBITMQ_URL', 'REDIS_URL'])
@@ -158,7 +163,7 @@ describe('Helm chart charts/agent-platform', () => {
 
     it.each(Object.keys(roleEnv))('%s', (role) => {
       const config = loadConfig(role as Role, env(roleEnv[role]));
-      expect(config.blob.driver).toBe('s3');
+      expect(selectedAdapters(config.settings)).toMatchObject({ BLOB_STORE: ['s3'], QUEUE: ['rabbitmq'], RATE_LIMIT_STORE: ['redis'] });
       if (role === 'api') expect(config.api.port).toBe(section('api').port);
       if (role === 'gateway') expect(config.gateway.port).toBe(section('gateway').port);
     });

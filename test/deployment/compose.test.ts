@@ -4,9 +4,9 @@ import { join } from 'node:path';
 
 import YAML from 'yaml';
 
-import { configSchema } from '../../adapters/config/config.schema';
-import { loadConfig } from '../../adapters/config/load-config';
 import type { Role } from '../../adapters/config/platform-config';
+import { loadConfig, platformConfigSchema, selectedAdapters } from '../../app/configuration';
+import { platformPorts } from '../../app/ports';
 
 /**
  * docker-compose.yml cannot be started here (no Docker daemon), so this pins what can be checked
@@ -31,7 +31,7 @@ interface Compose {
   volumes?: Record<string, unknown>;
 }
 
-const schemaKeys = new Set(Object.keys(configSchema.properties));
+const schemaKeys = new Set(Object.keys(platformConfigSchema().properties));
 /** Read by the knowledge-graph store that comes later; not configuration keys of the code yet. */
 const RESERVED_FOR_LATER = ['NEO4J_URL', 'NEO4J_USER', 'NEO4J_PASSWORD'];
 const SECRETS = ['JWT_SECRET', 'INTERNAL_SECRET', 'WEBHOOK_SIGNING_SECRET'];
@@ -110,6 +110,13 @@ describe('docker-compose.yml', () => {
     for (const key of RESERVED_FOR_LATER) expect(envOf('worker')).toHaveProperty(key);
   });
 
+  it("offers every port's selector key to every role", () => {
+    for (const name of Object.keys(ROLES)) {
+      const missing = platformPorts.map((p) => p.registry.key).filter((key) => !(key in envOf(name)));
+      expect({ service: name, missing }).toEqual({ service: name, missing: [] });
+    }
+  });
+
   it('gives each role the keys it needs, secrets from required interpolation shared by all', () => {
     const need: Record<string, string[]> = {
       gateway: ['API_URL', ...SECRETS, 'DATABASE_URL'],
@@ -185,11 +192,23 @@ describe('docker-compose.yml', () => {
     it.each(Object.entries(ROLES))('%s', (name, role) => {
       const config = loadConfig(role, resolved(name));
       expect(config.databaseUrl).toMatch(/^postgres:\/\/platform:.+@postgres:5432\/platform$/);
-      expect(config.blob).toMatchObject({ driver: 's3', bucket: 'agent-platform', endpoint: 'http://minio:9000', forcePathStyle: true });
-      expect(config.vectorIndex).toEqual({ driver: 'pgvector' });
+      expect(config.settings).toMatchObject({
+        S3_BUCKET: 'agent-platform',
+        S3_ENDPOINT: 'http://minio:9000',
+        S3_FORCE_PATH_STYLE: true,
+      });
+      expect(selectedAdapters(config.settings)).toMatchObject({
+        BLOB_STORE: ['s3'],
+        VECTOR_INDEX: ['pgvector'],
+        QUEUE: ['rabbitmq'],
+        RATE_LIMIT_STORE: ['redis'],
+        CHAT_PROVIDERS: ['local'],
+        EMBEDDINGS_PROVIDER: ['local'],
+        RERANK_PROVIDER: ['none'],
+      });
       if (role !== 'migrate') {
-        expect(config.rabbitmq?.url).toMatch(/^amqp:\/\/platform:.+@rabbitmq:5672$/);
-        expect(config.redisUrl).toMatch(/^redis:\/\/:.+@redis:6379$/);
+        expect(config.settings.RABBITMQ_URL).toMatch(/^amqp:\/\/platform:.+@rabbitmq:5672$/);
+        expect(config.settings.REDIS_URL).toMatch(/^redis:\/\/:.+@redis:6379$/);
         expect(config.secrets.jwt.length).toBeGreaterThanOrEqual(32);
       }
       if (role === 'gateway') expect(config.api.url).toBe('http://api:4001');
@@ -198,7 +217,20 @@ describe('docker-compose.yml', () => {
 
     it('switches to Elasticsearch with VECTOR_INDEX=elasticsearch alone', () => {
       const config = loadConfig('api', resolved('api', { VECTOR_INDEX: 'elasticsearch' }));
-      expect(config.vectorIndex).toEqual({ driver: 'elasticsearch', url: 'http://elasticsearch:9200' });
+      expect(selectedAdapters(config.settings).VECTOR_INDEX).toEqual(['elasticsearch']);
+      expect(config.settings.ELASTICSEARCH_URL).toBe('http://elasticsearch:9200');
+    });
+
+    it('picks the model providers of the keys it is given, per capability', () => {
+      const config = loadConfig('api', resolved('api', { OPENAI_API_KEY: 'sk-x', COHERE_API_KEY: 'co-x' }));
+      expect(selectedAdapters(config.settings)).toMatchObject({
+        CHAT_PROVIDERS: ['local', 'cohere', 'openai'],
+        EMBEDDINGS_PROVIDER: ['openai'],
+        RERANK_PROVIDER: ['cohere'],
+        VISION_PROVIDER: ['openai'],
+        TRANSCRIPTION_PROVIDER: ['openai'],
+        SPEECH_PROVIDER: ['openai'],
+      });
     });
   });
 });

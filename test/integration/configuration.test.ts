@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { ConfigError, loadConfig } from '../../adapters/config/load-config';
+import { ConfigError } from '../../adapters/config/load-config';
+import { loadConfig, selectedAdapters } from '../../app/configuration';
 
 const ROOT = resolve(__dirname, '../..');
 /** Starting tsx takes a second or two, much more on a loaded machine: a ceiling, not a timing check. */
@@ -97,17 +98,89 @@ describe('loadConfig', () => {
     expect(c).toMatchObject({
       role: 'start',
       gateway: { host: '127.0.0.1', port: 0, trustProxy: true },
-      blob: { driver: 'local' },
-      vectorIndex: { driver: 'pgvector' },
       billing: { initialCreditsUsd: 5, marginMultiplier: 1.2 },
       plans: { seats: 5, agents: 25, knowledgeBases: 25 },
       superadminEmails: ['root@example.com', 'b@example.com'],
       logLevel: 'info',
     });
+    expect(selectedAdapters(c.settings)).toEqual({
+      VECTOR_INDEX: ['pgvector'],
+      BLOB_STORE: ['local'],
+      QUEUE: ['in-process'],
+      RATE_LIMIT_STORE: ['in-process'],
+      CHAT_PROVIDERS: ['local'],
+      EMBEDDINGS_PROVIDER: ['local'],
+      RERANK_PROVIDER: ['none'],
+      VISION_PROVIDER: ['none'],
+      TRANSCRIPTION_PROVIDER: ['none'],
+      SPEECH_PROVIDER: ['none'],
+    });
     expect(c.databaseUrl).toBeUndefined();
     expect(c.google).toBeUndefined();
     expect(c.secrets.jwt.length).toBeGreaterThanOrEqual(32);
     expect(loadConfig('start', { DATA_DIR: dataDir }).secrets).toEqual(c.secrets);
+  });
+
+  it('keeps the keys that chose adapters before the registries: REDIS_URL, RABBITMQ_URL and provider keys', () => {
+    const c = loadConfig('start', {
+      DATA_DIR: dataDir,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5672',
+      COHERE_API_KEY: 'co-key',
+    });
+    expect(selectedAdapters(c.settings)).toMatchObject({
+      RATE_LIMIT_STORE: ['redis'],
+      QUEUE: ['rabbitmq'],
+      CHAT_PROVIDERS: ['local', 'cohere'],
+      EMBEDDINGS_PROVIDER: ['cohere'],
+      RERANK_PROVIDER: ['cohere'],
+      VISION_PROVIDER: ['none'],
+    });
+    expect(c.settings.QUEUE_PREFIX).toBe('agent-platform');
+    const openai = loadConfig('start', { DATA_DIR: dataDir, OPENAI_API_KEY: 'sk', COHERE_API_KEY: 'co' });
+    expect(selectedAdapters(openai.settings)).toMatchObject({ EMBEDDINGS_PROVIDER: ['openai'], SPEECH_PROVIDER: ['openai'] });
+  });
+
+  it('lets each port name its adapter by id, per capability for model providers', () => {
+    const c = loadConfig('start', {
+      DATA_DIR: dataDir,
+      OPENAI_API_KEY: 'sk',
+      EMBEDDINGS_PROVIDER: 'local',
+      RERANK_PROVIDER: 'local',
+      SPEECH_PROVIDER: 'none',
+      CHAT_PROVIDERS: 'openai, local',
+      QUEUE: 'in-process',
+    });
+    expect(selectedAdapters(c.settings)).toMatchObject({
+      EMBEDDINGS_PROVIDER: ['local'],
+      RERANK_PROVIDER: ['local'],
+      SPEECH_PROVIDER: ['none'],
+      VISION_PROVIDER: ['openai'],
+      CHAT_PROVIDERS: ['openai', 'local'],
+      QUEUE: ['in-process'],
+    });
+  });
+
+  it('fails on unknown adapter ids listing the known ones, and on keys a chosen adapter needs, with the other problems', () => {
+    const problems = problemsOf(() =>
+      loadConfig('start', {
+        DATA_DIR: dataDir,
+        QUEUE: 'kafka',
+        CHAT_PROVIDERS: 'local,mistral',
+        EMBEDDINGS_PROVIDER: 'openai',
+        RATE_LIMIT_STORE: 'redis',
+        PORT: 'abc',
+      }),
+    );
+    expect(keysOf(problems)).toEqual(['CHAT_PROVIDERS', 'OPENAI_API_KEY', 'PORT', 'QUEUE', 'REDIS_URL']);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'QUEUE: must be equal to one of the allowed values (rabbitmq, in-process)',
+        'CHAT_PROVIDERS: unknown "mistral" (known: local, cohere, openai)',
+        'OPENAI_API_KEY: required when EMBEDDINGS_PROVIDER is openai',
+        'REDIS_URL: required when RATE_LIMIT_STORE is redis',
+      ]),
+    );
   });
 
   it('reads a CONFIG_FILE (YAML); the environment wins', () => {

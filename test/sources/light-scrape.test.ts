@@ -1,3 +1,4 @@
+import { CheerioHtmlReader } from '../../adapters/documents/html.reader';
 import type { Actor } from '../../core/identity/actor';
 import { lightScrape } from '../../core/sources/light-scrape';
 import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps } from '../../core/sources/sources-deps';
@@ -23,6 +24,7 @@ describe('lightScrape use case', () => {
       knowledge: undefined as never, // not used by light scrape
       registry: createSourceRegistry(),
       fetcher: fixtureFetcher(site.port),
+      html: new CheerioHtmlReader(),
       settings: { ...DEFAULT_SOURCES_SETTINGS, lightScrape: { ...DEFAULT_SOURCES_SETTINGS.lightScrape, timeoutMs: 2000 } },
       log: () => undefined,
     };

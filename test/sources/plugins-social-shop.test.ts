@@ -157,13 +157,16 @@ describe('linkedin, twitter and shopify plugins against local upstreams', () => 
 
     it('renders a product without variants options as plain lines', () => {
       expect(
-        productText({
-          id: 1,
-          title: 'Mug',
-          vendor: 'V',
-          tags: 'a, b',
-          variants: [{ title: 'Default Title', price: '5', available: false }],
-        }),
+        productText(
+          {
+            id: 1,
+            title: 'Mug',
+            vendor: 'V',
+            tags: 'a, b',
+            variants: [{ title: 'Default Title', price: '5', available: false }],
+          },
+          ctx.html,
+        ),
       ).toBe('Mug\nVendor: V\nTags: a, b\nPrice: 5.00\nAvailability: sold out');
     });
   });

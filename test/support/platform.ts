@@ -4,9 +4,9 @@ import { join } from 'node:path';
 
 import type { Container } from 'inversify';
 
-import { loadConfig } from '../../adapters/config/load-config';
 import type { PlatformConfig } from '../../adapters/config/platform-config';
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt.password-hasher';
+import { loadConfig } from '../../app/configuration';
 import type { Infrastructure, InfrastructureOverrides } from '../../app/infrastructure';
 import { startPlatform } from '../../app/platform';
 import type { Store } from '../../core/ports/store';

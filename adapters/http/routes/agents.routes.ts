@@ -1,3 +1,4 @@
+import type { agentOperations } from '../../../contracts/operations/agents';
 import type { AgentDeps } from '../../../core/agents/agent-deps';
 import { listAgentGrants, setAgentGrant } from '../../../core/agents/agent-grants';
 import {
@@ -16,12 +17,12 @@ import { listMarketplace, publishDistribution } from '../../../core/agents/distr
 import { moveAgent } from '../../../core/agents/publishing';
 import { revertAgent, updateAgent } from '../../../core/agents/update-agent';
 import { pageRequest } from '../../../core/shared/pagination';
-import { type HandlerMap, requireActor } from '../handler';
+import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 const page = (query: { limit?: number; offset?: number }, limit = 50) => pageRequest(query, { limit, max: 200 });
 
 export function agentRoutes(d: AgentDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof agentOperations>()({
     createAgent: async (ctx) => ({ status: 201, body: { success: true, bot: await createAgent(d, requireActor(ctx), ctx.body) } }),
     setupAgent: async (ctx) => ({ status: 201, body: await setupAgent(d, requireActor(ctx), ctx.body) }),
     listAgents: async (ctx) => ({ status: 200, body: await listAgents(d, requireActor(ctx), page(ctx.query)) }),
@@ -61,5 +62,5 @@ export function agentRoutes(d: AgentDeps): HandlerMap {
       status: 200,
       body: await setAgentGrant(d, requireActor(ctx), ctx.params.id, ctx.params.userId, ctx.body.permissions),
     }),
-  };
+  });
 }

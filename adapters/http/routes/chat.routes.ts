@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 
+import type { chatOperations } from '../../../contracts/operations/chat';
 import { prepareAgentChat } from '../../../core/chat/agent-chat';
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, type PreparedChat, runChat } from '../../../core/chat/chat-pipeline';
@@ -10,11 +11,11 @@ import {
   listConversations,
   listMessages,
   setConversationVariables,
-} from '../../../core/conversations/conversations';
-import { createConversation } from '../../../core/conversations/create-conversation';
+} from '../../../core/chat/conversations';
+import { createConversation } from '../../../core/chat/create-conversation';
 import { pageRequest } from '../../../core/shared/pagination';
 import { toHttpError } from '../error-mapper';
-import { type HandlerContext, type HandlerMap, requireActor } from '../handler';
+import { type HandlerContext, type HandlerMap, requireActor, typedHandlers } from '../handler';
 import { abortOnDisconnect, SseWriter } from '../sse';
 
 /** The JSON chat answer (spec 4.4). */
@@ -106,7 +107,7 @@ export async function answerChat(deps: ChatDeps, prepared: PreparedChat, ctx: Ha
 }
 
 export function chatRoutes(d: ChatDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof chatOperations>()({
     chatWithAgent: async (ctx) => answerChat(d, await prepareAgentChat(d, requireActor(ctx), ctx.params.id, ctx.body, 'chat'), ctx),
     previewChat: async (ctx) => answerChat(d, await prepareAgentChat(d, requireActor(ctx), ctx.params.id, ctx.body, 'preview'), ctx),
     createConversation: async (ctx) => ({
@@ -132,5 +133,5 @@ export function chatRoutes(d: ChatDeps): HandlerMap {
       body: await getConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId),
     }),
     createContextToken: async (ctx) => ({ status: 200, body: await issueContextToken(d, requireActor(ctx), ctx.params.id, ctx.body) }),
-  };
+  });
 }

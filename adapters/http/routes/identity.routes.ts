@@ -1,3 +1,4 @@
+import type { identityOperations } from '../../../contracts/operations/identity';
 import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../../core/api-keys/api-keys';
 import { login, refresh, register, switchOrganization } from '../../../core/identity/authenticate';
 import { completeGoogleSignIn, type OAuthIdentityProvider, startGoogleSignIn } from '../../../core/identity/google-sign-in';
@@ -7,7 +8,7 @@ import { acceptInvitation, inviteMember, listInvitations, revokeInvitation } fro
 import { changeMemberRole, getSeatUsage, listMembers, removeMember } from '../../../core/organizations/members';
 import type { OrganizationDeps } from '../../../core/organizations/organization-deps';
 import { DomainError } from '../../../core/shared/errors';
-import { type HandlerMap, requireActor, requireApiKey } from '../handler';
+import { type HandlerMap, requireActor, requireApiKey, typedHandlers } from '../handler';
 
 export interface IdentityRouteDeps {
   identity: IdentityDeps;
@@ -24,7 +25,7 @@ const ok = <T>(data: T, status = 200) => ({ status, body: { success: true, data 
 
 export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
   const googleRedirectUri = () => `${d.publicUrl.replace(/\/$/, '')}/api/auth/google/callback`;
-  return {
+  return typedHandlers<typeof identityOperations>()({
     register: async ({ body }) => ok(await register(d.identity, body), 201),
     login: async ({ body }) => ok(await login(d.identity, body)),
     refresh: async ({ body }) => ok(await refresh(d.identity, body.refreshToken)),
@@ -86,5 +87,5 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
       const key = requireApiKey(ctx);
       return { status: 200, body: { organizationId: key.organizationId, keyId: key.keyId, scopes: key.scopes } };
     },
-  };
+  });
 }

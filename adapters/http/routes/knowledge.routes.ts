@@ -1,3 +1,4 @@
+import type { knowledgeOperations } from '../../../contracts/operations/knowledge';
 import { agentDeleteImpact, linkKnowledgeBase, listAgentKnowledgeBases, unlinkKnowledgeBase } from '../../../core/knowledge/agent-links';
 import { deleteDocument, extractText, getDocument, listDocuments, retryDocument, uploadDocument } from '../../../core/knowledge/documents';
 import { knowledgeBaseFor } from '../../../core/knowledge/kb-access';
@@ -11,7 +12,7 @@ import {
 import type { KnowledgeDeps } from '../../../core/knowledge/knowledge-deps';
 import { clearSearchLog, knowledgeMap, listSearchLog } from '../../../core/knowledge/knowledge-views';
 import { searchKnowledge } from '../../../core/knowledge/search';
-import { type HandlerMap, requireActor } from '../handler';
+import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 import { readMultipartFile } from './knowledge.multipart';
 
 const ok = (body: unknown, status = 200) => ({ status, body });
@@ -19,7 +20,7 @@ const page = (q: { limit: number; offset: number }) => ({ limit: q.limit, offset
 
 export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
   const maxBytes = d.settings.uploadMaxBytes;
-  return {
+  return typedHandlers<typeof knowledgeOperations>()({
     createKnowledgeBase: async (ctx) => ok({ knowledgeBase: await createKnowledgeBase(d, requireActor(ctx), ctx.body) }, 201),
     listKnowledgeBases: async (ctx) => ok(await listKnowledgeBases(d, requireActor(ctx), page(ctx.query))),
     getKnowledgeBase: async (ctx) => ok({ knowledgeBase: await getKnowledgeBase(d, requireActor(ctx), ctx.params.id) }),
@@ -66,5 +67,5 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
     knowledgeMap: async (ctx) => ok(await knowledgeMap(d, requireActor(ctx), ctx.params.id)),
     listSearchLog: async (ctx) => ok(await listSearchLog(d, requireActor(ctx), ctx.params.id, page(ctx.query))),
     clearSearchLog: async (ctx) => ok(await clearSearchLog(d, requireActor(ctx), ctx.params.id)),
-  };
+  });
 }

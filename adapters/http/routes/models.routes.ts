@@ -1,3 +1,4 @@
+import type { modelOperations } from '../../../contracts/operations/models';
 import {
   type CatalogueDeps,
   freeModels,
@@ -10,7 +11,7 @@ import {
   validateModel,
 } from '../../../core/models/catalogue';
 import type { Model } from '../../../core/models/model';
-import { type HandlerMap, requireActor } from '../handler';
+import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 const view = ({ useCases: _useCases, ...m }: Model) => m;
 const page = (models: Model[], extra: Record<string, unknown> = {}) => ({
@@ -19,7 +20,7 @@ const page = (models: Model[], extra: Record<string, unknown> = {}) => ({
 });
 
 export function modelRoutes(d: CatalogueDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof modelOperations>()({
     listModels: async ({ query }) => page(await listModels(d, query.include_inactive === 'true')),
     freeModels: async () => page(await freeModels(d)),
     modelsByProvider: async ({ params }) => page(await modelsOfProvider(d, params.provider), { provider: params.provider }),
@@ -31,5 +32,5 @@ export function modelRoutes(d: CatalogueDeps): HandlerMap {
       body: { success: true, modelId: params.id, validation: await validateModel(d, params.id) },
     }),
     triggerModelSync: async (ctx) => ({ status: 200, body: { success: true, ...(await syncModels(d, requireActor(ctx))) } }),
-  };
+  });
 }

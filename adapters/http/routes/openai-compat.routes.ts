@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 
+import type { openAiCompatOperations } from '../../../contracts/operations/openai-compat';
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, runChat } from '../../../core/chat/chat-pipeline';
 import { type CompatRequest, listCompatModels, prepareCompatChat } from '../../../core/chat/openai-compat';
 import { toHttpError } from '../error-mapper';
-import { type HandlerMap, requireApiKey } from '../handler';
+import { type HandlerMap, requireApiKey, typedHandlers } from '../handler';
 import { abortOnDisconnect } from '../sse';
 import { type ChatStreamFormat, streamChat } from './chat.routes';
 
@@ -44,7 +45,7 @@ function chunkFormat(id: string, model: string, created: number, includeUsage: b
 }
 
 export function openAiCompatRoutes(d: ChatDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof openAiCompatOperations>()({
     openAiChatCompletions: async (ctx) => {
       const body = ctx.body as CompatRequest & { stream_options?: { include_usage?: boolean } };
       const prepared = await prepareCompatChat(d, requireApiKey(ctx), body);
@@ -83,5 +84,5 @@ export function openAiCompatRoutes(d: ChatDeps): HandlerMap {
       };
     },
     openAiListModels: async (ctx) => ({ status: 200, body: await listCompatModels(d, requireApiKey(ctx)) }),
-  };
+  });
 }

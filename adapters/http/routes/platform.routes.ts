@@ -1,7 +1,8 @@
+import type { platformOperations } from '../../../contracts/operations/platform';
 import { recordAudit } from '../../../core/audit/audit-log';
 import { type BillingDeps, topUp, walletOf } from '../../../core/billing/billing';
 import { requireOrgPermission, requireSuperadmin } from '../../../core/identity/policy';
-import { type HandlerMap, requireActor } from '../handler';
+import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 export interface PlatformRouteDeps {
   billing: BillingDeps;
@@ -17,7 +18,7 @@ out.push('<div class="op"><span class="m">'+m+'</span><code>'+p+'</code> — '+o
 document.getElementById('ops').innerHTML=out.join('')});</script></body></html>`;
 
 export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof platformOperations>()({
     openapi: async () => ({ status: 200, body: d.openApiDocument() }),
     docs: async ({ res }) => {
       res.type('html').send(docsPage);
@@ -47,5 +48,5 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
       const page = await d.billing.store.repos.audit.list(organizationId, { limit, offset, action });
       return { status: 200, body: { entries: page.items, total: page.total, limit, offset } };
     },
-  };
+  });
 }

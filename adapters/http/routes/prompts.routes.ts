@@ -1,10 +1,11 @@
+import type { promptOperations } from '../../../contracts/operations/prompts';
 import { publishPromptConfig, resetPromptSection, savePromptConfig, writeLegacySection } from '../../../core/prompts/prompt-commands';
 import type { PromptDeps } from '../../../core/prompts/prompt-deps';
 import { getPromptConfigVersion, listPromptConfigVersions, listPromptSections } from '../../../core/prompts/prompt-queries';
-import { type HandlerMap, requireActor } from '../handler';
+import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 export function promptRoutes(d: PromptDeps): HandlerMap {
-  return {
+  return typedHandlers<typeof promptOperations>()({
     savePromptConfigVersion: async (ctx) => ({ status: 201, body: await savePromptConfig(d, requireActor(ctx), ctx.params.id, ctx.body) }),
     listPromptConfigVersions: async (ctx) => ({
       status: 200,
@@ -27,5 +28,5 @@ export function promptRoutes(d: PromptDeps): HandlerMap {
       status: 200,
       body: await writeLegacySection(d, requireActor(ctx), ctx.params.id, ctx.params.type, ctx.body),
     }),
-  };
+  });
 }

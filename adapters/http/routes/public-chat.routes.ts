@@ -1,3 +1,4 @@
+import type { publicChatOperations } from '../../../contracts/operations/public-chat';
 import type { Agent } from '../../../core/agents/agent';
 import { runChat } from '../../../core/chat/chat-pipeline';
 import { type PresenceEvent, publishOperatorEvent, subscribePresence } from '../../../core/public-chat/presence';
@@ -14,7 +15,7 @@ import {
 } from '../../../core/public-chat/public-conversations';
 import { isDomainError } from '../../../core/shared/errors';
 import { pageRequest } from '../../../core/shared/pagination';
-import { type Handler, type HandlerContext, type HandlerMap, requireActor } from '../handler';
+import { type Handler, type HandlerContext, type HandlerMap, requireActor, typedHandlers } from '../handler';
 import { abortOnDisconnect, SseWriter } from '../sse';
 import { type ChatStreamFormat, platformStreamFormat, streamChat } from './chat.routes';
 import { readMultipartFile } from './knowledge.multipart';
@@ -27,7 +28,7 @@ const publicStreamFormat: ChatStreamFormat = {
 
 /** A 429 carries Retry-After in seconds (spec 7); the error body itself is written by the API app. */
 const withRetryAfter =
-  (handler: Handler): Handler =>
+  <B, Q>(handler: Handler<B, Q>): Handler<B, Q> =>
   async (ctx) => {
     try {
       return await handler(ctx);
@@ -48,7 +49,7 @@ const ok = (body: unknown, status = 200) => ({ status, body });
  * an operator event sent once the client sees the stream is never missed), a comment heartbeat, and the
  * subscription closed on disconnect.
  */
-async function presenceStream(d: PublicChatDeps, agent: Agent, ctx: HandlerContext): Promise<void> {
+async function presenceStream(d: PublicChatDeps, agent: Agent, ctx: HandlerContext<unknown, { anonymousId: string }>): Promise<void> {
   const sse = new SseWriter(ctx.res);
   let queue = Promise.resolve();
   const subscription = await subscribePresence(d, agent, ctx.query.anonymousId, ctx.params.conversationId, (event: PresenceEvent) => {
@@ -70,7 +71,7 @@ async function presenceStream(d: PublicChatDeps, agent: Agent, ctx: HandlerConte
 export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
   const agentOf = (ctx: HandlerContext) => loadPublicAgent(d.chat.store.repos, ctx.params.slug, ctx.actor);
   const clientIp = (ctx: HandlerContext) => ctx.identity.clientIp ?? '';
-  return {
+  return typedHandlers<typeof publicChatOperations>()({
     getPublicAgent: async (ctx) => ok(await getPublicAgent(d.chat.store.repos, ctx.params.slug, ctx.actor)),
     createPublicConversation: withRetryAfter(async (ctx) =>
       ok({ success: true, data: await createPublicConversation(d, await agentOf(ctx), ctx.body.anonymousId, clientIp(ctx)) }),
@@ -119,5 +120,5 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
     publicConversationEvents: async (ctx) => presenceStream(d, await agentOf(ctx), ctx),
     publishOperatorEvent: async (ctx) =>
       ok(await publishOperatorEvent(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body), 202),
-  };
+  });
 }

@@ -1,6 +1,6 @@
 import type { KnowledgeLinks, KnowledgeReadiness, LinkedKnowledgeBase } from '../../../core/agents/knowledge-links';
 import type { ResourcePermission } from '../../../core/identity/policy';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 
 /**
  * The agents area's view of knowledge bases, in SQL over the knowledge tables of migration 0003

@@ -1,7 +1,7 @@
 import type { Agent, AgentGrant, AgentPatch, AgentRepository } from '../../../core/agents/agent';
 import type { ResourcePermission } from '../../../core/identity/policy';
 import { DomainError } from '../../../core/shared/errors';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const json = (v: unknown) => (v == null ? null : JSON.stringify(v));

@@ -1,5 +1,5 @@
 import type { AgentUsageReader } from '../../../core/agents/agent-usage';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 
 /** Usage of an agent over the conversations and messages tables (migration 0004, written by chat). */
 export class KnexAgentUsageReader implements AgentUsageReader {

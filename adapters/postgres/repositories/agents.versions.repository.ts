@@ -1,5 +1,5 @@
 import type { AgentSnapshot, AgentVersion, AgentVersionRepository } from '../../../core/agents/agent-version';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const toVersion = (r: Record<string, unknown>): AgentVersion => ({

@@ -1,5 +1,5 @@
 import type { ApiKey, ApiKeyRepository } from '../../../core/api-keys/api-key';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const toKey = (r: Record<string, unknown>): ApiKey => ({

@@ -1,5 +1,5 @@
 import type { Attachment, AttachmentRepository, AttachmentStatus } from '../../../core/attachments/attachment';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

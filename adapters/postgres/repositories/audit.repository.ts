@@ -1,6 +1,6 @@
 import type { AuditRepository } from '../../../core/audit/audit.repository';
 import type { AuditEntry } from '../../../core/ports/audit-log';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 export class KnexAuditRepository implements AuditRepository {

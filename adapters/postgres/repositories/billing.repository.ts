@@ -1,5 +1,5 @@
 import type { BillingEvent, BillingEventRepository, Wallet, WalletRepository } from '../../../core/billing/wallet';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 export class KnexWalletRepository implements WalletRepository {

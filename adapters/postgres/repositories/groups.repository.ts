@@ -1,6 +1,6 @@
 import type { GroupRepository, GroupRestrictedAgent, GroupView, UserGroup } from '../../../core/organizations/group';
 import { DomainError } from '../../../core/shared/errors';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const toView = (r: Record<string, unknown>): GroupView => ({

@@ -1,5 +1,5 @@
 import type { Repositories } from '../../../core/ports/repositories';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { KnexAgentKnowledgeLinks } from './agents.knowledge-links';
 import { KnexAgentRepository } from './agents.repository';
 import { KnexAgentUsageReader } from './agents.usage.repository';

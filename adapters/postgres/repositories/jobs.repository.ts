@@ -1,5 +1,5 @@
 import type { JobChange, JobOutcome, JobRecord, JobRepository, JobStatus } from '../../../core/jobs/job';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const toJob = (r: Record<string, unknown>): JobRecord => ({

@@ -5,7 +5,7 @@ import type {
   KnowledgeBaseRepository,
   KnowledgeBaseStats,
 } from '../../../core/knowledge/knowledge-base';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 export const toKnowledgeBase = (r: Record<string, unknown>): KnowledgeBase => ({

@@ -1,5 +1,5 @@
 import type { DocumentPatch, DocumentRepository, KnowledgeDocument, ProcessingStatus } from '../../../core/knowledge/document';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const toDocument = (r: Record<string, unknown>): KnowledgeDocument => ({

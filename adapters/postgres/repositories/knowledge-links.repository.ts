@@ -4,7 +4,7 @@ import type {
   AgentSummary,
   LinkedKnowledgeBase,
 } from '../../../core/knowledge/knowledge-base';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { toKnowledgeBase } from './knowledge-bases.repository';
 import { iso } from './rows';
 

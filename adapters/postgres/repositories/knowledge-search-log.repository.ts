@@ -1,5 +1,5 @@
 import type { SearchLogEntry, SearchLogRepository, SearchSource } from '../../../core/knowledge/search-log';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const toEntry = (r: Record<string, unknown>): SearchLogEntry => ({

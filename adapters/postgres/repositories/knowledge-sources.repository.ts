@@ -1,5 +1,5 @@
 import type { KnowledgeSource, KnowledgeSourceRepository, SourceItem, SourcePatch } from '../../../core/knowledge/source';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const toSource = (r: Record<string, unknown>): KnowledgeSource => ({

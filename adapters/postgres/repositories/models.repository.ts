@@ -1,5 +1,5 @@
 import type { Model, ModelRepository } from '../../../core/models/model';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { isoOrNull } from './rows';
 
 const toModel = (r: Record<string, unknown>): Model => ({

@@ -7,7 +7,7 @@ import type {
   Organization,
   OrganizationRepository,
 } from '../../../core/organizations/organization';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const toOrg = (r: Record<string, unknown>): Organization => ({

@@ -6,7 +6,7 @@ import type {
   PromptSection,
 } from '../../../core/prompts/prompt-config';
 import type { PromptType } from '../../../core/prompts/prompt-types';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,5 +1,5 @@
 import type { OAuthStateRecord, OAuthStateRepository, RefreshTokenRecord, RefreshTokenRepository } from '../../../core/identity/user';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 export class KnexRefreshTokenRepository implements RefreshTokenRepository {

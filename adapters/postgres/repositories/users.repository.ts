@@ -1,7 +1,7 @@
 import type { OrgRole } from '../../../core/identity/roles';
 import type { User, UserRepository } from '../../../core/identity/user';
 import { DomainError } from '../../../core/shared/errors';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const toUser = (r: Record<string, unknown>): User => ({

@@ -4,7 +4,7 @@ import type {
   WebhookDeliveryRepository,
   WebhookDeliveryStatus,
 } from '../../../core/webhooks/webhook-delivery';
-import type { DbHandle } from '../knex-store';
+import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
 const toDelivery = (r: Record<string, unknown>): WebhookDelivery => ({

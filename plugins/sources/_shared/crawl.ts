@@ -23,7 +23,7 @@ export async function fetchHtmlPage(ctx: SourceContext, url: string): Promise<Ht
       url,
     });
   }
-  return readHtmlPage(fetched.text, fetched.url);
+  return readHtmlPage(ctx.html, fetched.text, fetched.url);
 }
 
 export async function crawl(ctx: SourceContext, start: string, options: CrawlOptions): Promise<HtmlPage[]> {

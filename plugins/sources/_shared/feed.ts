@@ -1,9 +1,10 @@
 /** RSS 2.0, RSS 1.0 (RDF) and Atom feeds read with fast-xml-parser into source items. */
 import { XMLParser } from 'fast-xml-parser';
 
+import type { HtmlReader } from '../../../core/ports/html-reader';
 import { sha256Hex } from '../../../core/shared/hash';
 import type { ListedItem, SourceListing } from '../../../core/sources/source-plugin';
-import { fragmentText, isoDate } from './html-page';
+import { isoDate } from './html-page';
 import { resolveLink, unsupported } from './url';
 
 const ARRAYS = new Set([
@@ -50,8 +51,8 @@ export function looksLikeFeed(xml: string): boolean {
   return /<(rss|feed|rdf:RDF)[\s>]/i.test(xml.slice(0, 4096));
 }
 
-/** Parses the feed; throws UNSUPPORTED_URL when the document is not RSS or Atom. */
-export function parseFeed(xml: string, feedUrl: string, maxItems: number): ParsedFeed {
+/** Parses the feed (entry bodies read as text by `html`); throws UNSUPPORTED_URL when the document is not RSS or Atom. */
+export function parseFeed(xml: string, feedUrl: string, maxItems: number, html: HtmlReader): ParsedFeed {
   let doc: Node;
   try {
     doc = parser.parse(xml) as Node;
@@ -60,34 +61,37 @@ export function parseFeed(xml: string, feedUrl: string, maxItems: number): Parse
   }
   if (doc.rss && typeof doc.rss === 'object') {
     const channel = ((doc.rss as Node).channel ?? {}) as Node;
-    const items = ((channel.item as Node[] | undefined) ?? []).slice(0, maxItems).map((i) => rssItem(i, feedUrl));
+    const items = ((channel.item as Node[] | undefined) ?? []).slice(0, maxItems).map((i) => rssItem(i, feedUrl, html));
     return { title: str(channel.title) || undefined, link: str(channel.link) || undefined, items };
   }
   if (doc['rdf:RDF'] && typeof doc['rdf:RDF'] === 'object') {
     const rdf = doc['rdf:RDF'] as Node;
     const channel = (rdf.channel ?? {}) as Node;
-    const items = ((rdf.item as Node[] | undefined) ?? []).slice(0, maxItems).map((i) => rssItem(i, feedUrl));
+    const items = ((rdf.item as Node[] | undefined) ?? []).slice(0, maxItems).map((i) => rssItem(i, feedUrl, html));
     return { title: str(channel.title) || undefined, link: str(channel.link) || undefined, items };
   }
   if (doc.feed && typeof doc.feed === 'object') {
     const feed = doc.feed as Node;
-    const items = ((feed.entry as Node[] | undefined) ?? []).slice(0, maxItems).map((e) => atomEntry(e, feedUrl));
+    const items = ((feed.entry as Node[] | undefined) ?? []).slice(0, maxItems).map((e) => atomEntry(e, feedUrl, html));
     return { title: str(feed.title) || undefined, link: atomLink(feed.link as Node[] | undefined, feedUrl) ?? undefined, items };
   }
   throw unsupported('The URL does not serve an RSS or Atom feed', { url: feedUrl });
 }
 
-function finish(fields: {
-  key: string;
-  url: string;
-  title: string;
-  html: string;
-  summaryHtml: string;
-  author: string;
-  date: string;
-}): ListedItem {
-  const text = fragmentText(fields.html || fields.summaryHtml);
-  const excerpt = fragmentText(fields.summaryHtml).slice(0, 300) || undefined;
+function finish(
+  html: HtmlReader,
+  fields: {
+    key: string;
+    url: string;
+    title: string;
+    html: string;
+    summaryHtml: string;
+    author: string;
+    date: string;
+  },
+): ListedItem {
+  const text = html.fragmentText(fields.html || fields.summaryHtml);
+  const excerpt = html.fragmentText(fields.summaryHtml).slice(0, 300) || undefined;
   const title = fields.title || text.slice(0, 80) || fields.url;
   const key = fields.key || fields.url || `item:${sha256Hex(title + text).slice(0, 24)}`;
   return {
@@ -107,10 +111,10 @@ function finish(fields: {
   };
 }
 
-function rssItem(item: Node, feedUrl: string): ListedItem {
+function rssItem(item: Node, feedUrl: string, html: HtmlReader): ListedItem {
   const link = resolveLink(str(item.link), feedUrl) ?? '';
   const guid = str(item.guid);
-  return finish({
+  return finish(html, {
     key: guid || link,
     url: link || (/^https?:\/\//.test(guid) ? guid : feedUrl),
     title: str(item.title),
@@ -127,13 +131,13 @@ function atomLink(links: Node[] | undefined, base: string): string | null {
   return resolveLink(str(alternate['@_href']), base);
 }
 
-function atomEntry(entry: Node, feedUrl: string): ListedItem {
+function atomEntry(entry: Node, feedUrl: string, html: HtmlReader): ListedItem {
   const link = atomLink(entry.link as Node[] | undefined, feedUrl) ?? '';
   const authors = (entry.author as Node[] | undefined) ?? [];
-  return finish({
+  return finish(html, {
     key: str(entry.id) || link,
     url: link || feedUrl,
-    title: fragmentText(str(entry.title)),
+    title: html.fragmentText(str(entry.title)),
     html: str(entry.content),
     summaryHtml: str(entry.summary),
     author: authors

@@ -1,13 +1,12 @@
 /**
- * One HTML page read for a source: the main content as text (the same extractor as uploaded HTML files,
- * adapters/documents/html.loader.ts), plus what the page says about itself (OpenGraph and meta tags,
+ * One HTML page read for a source: the main content as text (through the context's HtmlReader port, the
+ * same extractor as uploaded HTML files), plus what the page says about itself (OpenGraph and meta tags,
  * JSON-LD, feed links) and its links (from the whole page, navigation included, for crawling).
  */
 import { type CheerioAPI, load } from 'cheerio';
 
-import { loadHtml } from '../../../adapters/documents/html.loader';
-import { htmlToText } from '../../../adapters/documents/html-text';
 import { normalizeWhitespace } from '../../../core/knowledge/chunker';
+import type { HtmlReader } from '../../../core/ports/html-reader';
 import { resolveLink } from './url';
 
 export interface HtmlPage {
@@ -72,15 +71,7 @@ function isoDate(value: string | undefined): string | undefined {
   return Number.isNaN(t) ? undefined : new Date(t).toISOString();
 }
 
-/** Plain text of an HTML fragment (feed item bodies, product descriptions): no chrome removal. */
-export function fragmentText(html: string): string {
-  if (!html.trim()) return '';
-  if (!/[<&]/.test(html)) return normalizeWhitespace(html);
-  const $ = load(html);
-  return normalizeWhitespace(htmlToText($.root().children().toArray()).text);
-}
-
-export async function readHtmlPage(html: string, pageUrl: string): Promise<HtmlPage> {
+export async function readHtmlPage(reader: HtmlReader, html: string, pageUrl: string): Promise<HtmlPage> {
   const $ = load(html);
   const meta = metaTags($);
   const jsonLd = jsonLdBlocks($);
@@ -99,7 +90,7 @@ export async function readHtmlPage(html: string, pageUrl: string): Promise<HtmlP
     .filter((el) => /(rss|atom)\+xml/i.test(el.attribs.type ?? ''))
     .map((el) => resolveLink(el.attribs.href, pageUrl))
     .filter((u): u is string => !!u);
-  const extracted = await loadHtml({ bytes: Buffer.from(html, 'utf8'), filename: 'page.html', format: 'html', mimeType: 'text/html' });
+  const extracted = await reader.readPage(html);
   const text = normalizeWhitespace(extracted.text);
   const title = clean(meta['og:title']) || clean(extracted.title) || clean($('h1').first().text()) || pageUrl;
   return {

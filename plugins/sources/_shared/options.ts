@@ -21,17 +21,8 @@ export const crawlDepth = (fallback: number, max = 3) => ({
   description: 'Link levels followed from the start page (0 = single page)',
 });
 
-/** Accepted by every source and kept on it; text sources do not use them yet. */
-export const mediaOptions = {
-  mediaEmbeddingStrategy: { enum: ['native', 'transcription'] },
-  visualEntityExtraction: { type: 'boolean' },
-};
-
-export const objectSchema = (properties: Record<string, unknown>) => ({
-  type: 'object',
-  additionalProperties: true,
-  properties: { ...properties, ...mediaOptions },
-});
+/** A plugin's options schema; the registry merges in the options every source accepts (COMMON_SOURCE_OPTIONS). */
+export const objectSchema = (properties: Record<string, unknown>) => ({ type: 'object', properties });
 
 export const num = (options: Record<string, unknown>, key: string, fallback: number) =>
   typeof options[key] === 'number' ? (options[key] as number) : fallback;

@@ -10,13 +10,13 @@ import { unsupported } from './url';
  */
 export async function readFeed(ctx: SourceContext, url: string, maxItems: number): Promise<ParsedFeed & { feedUrl: string }> {
   const fetched = await getOk(ctx, url, FEED_ACCEPT, 'The feed');
-  if (looksLikeFeed(fetched.text)) return { ...parseFeed(fetched.text, fetched.url, maxItems), feedUrl: fetched.url };
+  if (looksLikeFeed(fetched.text)) return { ...parseFeed(fetched.text, fetched.url, maxItems, ctx.html), feedUrl: fetched.url };
   if (isHtml(fetched.contentType, fetched.text)) {
-    const page = await readHtmlPage(fetched.text, fetched.url);
+    const page = await readHtmlPage(ctx.html, fetched.text, fetched.url);
     const [advertised] = page.feeds;
     if (advertised && advertised !== url) {
       const feed = await getOk(ctx, advertised, FEED_ACCEPT, 'The feed');
-      if (looksLikeFeed(feed.text)) return { ...parseFeed(feed.text, feed.url, maxItems), feedUrl: feed.url };
+      if (looksLikeFeed(feed.text)) return { ...parseFeed(feed.text, feed.url, maxItems, ctx.html), feedUrl: feed.url };
     }
     throw unsupported('The page does not advertise an RSS or Atom feed', { url });
   }

@@ -43,7 +43,7 @@ async function readPublicPage(source: SourceTarget, ctx: SourceContext): Promise
   }
   if (fetched.status < 200 || fetched.status > 299) throw statusError(fetched, 'The LinkedIn page');
   if (!isHtml(fetched.contentType, fetched.text)) throw unsupported('LinkedIn did not answer with a page', { url: source.url });
-  const page = await readHtmlPage(fetched.text, source.url);
+  const page = await readHtmlPage(ctx.html, fetched.text, source.url);
   const body = ldText(page.jsonLd, 'articleBody') ?? ldText(page.jsonLd, 'text');
   const description = page.meta['og:description'] ?? page.meta.description ?? ldText(page.jsonLd, 'description');
   const text = body ?? (page.text.length >= (description?.length ?? 0) && page.text.length >= 200 ? page.text : description);
@@ -61,9 +61,15 @@ async function readPublicPage(source: SourceTarget, ctx: SourceContext): Promise
 }
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'linkedin',
   description: 'A public LinkedIn profile, company page, post or article (only what LinkedIn serves without sign-in)',
   optionsSchema: objectSchema({}),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [['https://de.linkedin.com/in/jane-doe/recent-activity/?trk=x', 'https://www.linkedin.com/in/jane-doe']],
+    rejects: ['https://www.linkedin.com/jobs/view/1', 'https://example.com/in/jane'],
+  },
   recognizes: (url) => hostIs(url, 'linkedin.com'),
   normalize,
   async probe(source, ctx) {

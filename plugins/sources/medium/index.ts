@@ -60,9 +60,18 @@ export function feedCandidates(canonical: string): string[] {
 }
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'medium',
   description: 'A blog on Medium, Substack, Ghost, WordPress or Blogger (also on its own domain), read through its feed',
   optionsSchema: objectSchema({ maxItems: maxItems(50, 500) }),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [
+      ['https://medium.com/@alice/why-typed-contracts-matter-abc123', 'https://medium.com/@alice'],
+      ['https://alice.substack.com/p/hello?utm_source=x', 'https://alice.substack.com/'],
+    ],
+    rejects: ['https://medium.com/tag/ai'],
+  },
   recognizes: (url) => platformOf(url) !== 'other',
   normalize,
   async probe(source, ctx) {

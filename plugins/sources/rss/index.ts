@@ -9,9 +9,15 @@ import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 const FEED_PATH = /(^|\/)(feed|rss|atom)(\/|\.xml|\.rss)?$|\.(rss|atom|xml)$|\/feeds\/posts\//i;
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'rss',
   description: 'An RSS or Atom feed; each entry becomes a document (maxItems most recent)',
   optionsSchema: objectSchema({ maxItems: maxItems(50, 500) }),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [['https://Example.com/blog/feed.xml#latest', 'https://example.com/blog/feed.xml']],
+    rejects: ['mailto:editor@example.com'],
+  },
   recognizes: (url) => FEED_PATH.test(url.pathname) || /[?&](feed|format)=(rss|atom)/i.test(url.search),
   normalize: (url) => canonicalUrl(parseHttpUrl(url)),
   async probe(source, ctx) {

@@ -4,11 +4,12 @@
  * plus the store's brand pages (about, FAQ, shipping, returns...) as the `website` source reads them.
  * A 429 from the store fails with STORE_THROTTLED (503 store_throttled at the edge).
  */
+import type { HtmlReader } from '../../../core/ports/html-reader';
 import { DomainError } from '../../../core/shared/errors';
 import type { ListedItem, SourceContext, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
 import { crawl, isBrandLink, pageItem } from '../_shared/crawl';
 import { get, statusError } from '../_shared/fetch';
-import { fragmentText, isoDate } from '../_shared/html-page';
+import { isoDate } from '../_shared/html-page';
 import { maxItems, maxPages, num, objectSchema } from '../_shared/options';
 import { canonicalUrl, hostIs, parseHttpUrl, unsupported } from '../_shared/url';
 
@@ -55,7 +56,7 @@ async function productsPage(ctx: SourceContext, origin: string, page: number, li
 const tagsOf = (p: Product) => (Array.isArray(p.tags) ? p.tags : (p.tags ?? '').split(',')).map((t) => t.trim()).filter(Boolean);
 const price = (v: string | number | null | undefined) => (v === null || v === undefined || v === '' ? null : Number(v));
 
-export function productText(p: Product): string {
+export function productText(p: Product, html: HtmlReader): string {
   const variants = p.variants ?? [];
   const prices = variants.map((v) => price(v.price)).filter((n): n is number => n !== null && Number.isFinite(n));
   const anyAvailable = variants.some((v) => v.available !== false);
@@ -83,11 +84,11 @@ export function productText(p: Product): string {
       );
     }
   }
-  const body = fragmentText(p.body_html ?? '');
+  const body = html.fragmentText(p.body_html ?? '');
   return body ? `${lines.join('\n')}\n\n${body}` : lines.join('\n');
 }
 
-function productItem(origin: string, p: Product): ListedItem {
+function productItem(origin: string, p: Product, html: HtmlReader): ListedItem {
   const key = `product:${p.id}`;
   const url = p.handle ? `${origin}/products/${p.handle}` : origin;
   const title = p.title?.trim() || `Product ${p.id}`;
@@ -100,7 +101,7 @@ function productItem(origin: string, p: Product): ListedItem {
       key,
       url,
       title,
-      text: productText(p),
+      text: productText(p, html),
       mimeType: 'text/plain',
       ...(published ? { publishedAt: published } : {}),
       ...(p.vendor ? { author: p.vendor } : {}),
@@ -112,7 +113,7 @@ async function listProducts(ctx: SourceContext, origin: string, limit: number): 
   const items: ListedItem[] = [];
   for (let page = 1; items.length < limit; page++) {
     const products = await productsPage(ctx, origin, page);
-    for (const p of products) if (items.length < limit && p && p.id !== undefined) items.push(productItem(origin, p));
+    for (const p of products) if (items.length < limit && p && p.id !== undefined) items.push(productItem(origin, p, ctx.html));
     if (products.length < PAGE_SIZE) break;
   }
   return items;
@@ -138,6 +139,7 @@ async function listBrandPages(ctx: SourceContext, source: SourceTarget): Promise
 }
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'shopify',
   description: 'A Shopify store: every product of the public catalogue (prices, variants, availability) plus the brand pages',
   optionsSchema: objectSchema({
@@ -145,6 +147,11 @@ const plugin: SourcePlugin = {
     maxPages: maxPages(10, 50),
     includePages: { type: 'boolean', default: true },
   }),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [['https://Shop-Name.myshopify.com/collections/all', 'https://shop-name.myshopify.com']],
+    rejects: ['ftp://shop-name.myshopify.com/'],
+  },
   recognizes: (url) => hostIs(url, 'myshopify.com'),
   normalize: (url) => canonicalUrl(new URL('/', parseHttpUrl(url))).replace(/\/$/, ''),
   async probe(source, ctx) {

@@ -8,7 +8,7 @@ import { load } from 'cheerio';
 
 import type { SourceContext, SourceItemContent, SourcePlugin, SourceTarget } from '../../../core/sources/source-plugin';
 import { get, isHtml, statusError } from '../_shared/fetch';
-import { fragmentText, isoDate, readHtmlPage } from '../_shared/html-page';
+import { isoDate, readHtmlPage } from '../_shared/html-page';
 import { objectSchema } from '../_shared/options';
 import { hostIs, parseHttpUrl, unsupported } from '../_shared/url';
 
@@ -59,12 +59,12 @@ async function readPost(source: SourceTarget, ctx: SourceContext): Promise<Sourc
   }
   const $ = load(data.html ?? '');
   const text =
-    fragmentText(
+    ctx.html.fragmentText(
       $('blockquote p')
         .toArray()
         .map((p) => $.html(p))
         .join('\n'),
-    ) || fragmentText(data.html ?? '');
+    ) || ctx.html.fragmentText(data.html ?? '');
   if (!text) throw unsupported('The post has no public text', { url: source.url });
   const date = isoDate($('blockquote > a').last().text());
   const author = data.author_name?.trim();
@@ -83,7 +83,7 @@ async function readPost(source: SourceTarget, ctx: SourceContext): Promise<Sourc
 async function readProfile(source: SourceTarget, ctx: SourceContext): Promise<SourceItemContent> {
   const fetched = await get(ctx, source.url);
   if (fetched.status >= 200 && fetched.status <= 299 && isHtml(fetched.contentType, fetched.text)) {
-    const page = await readHtmlPage(fetched.text, source.url);
+    const page = await readHtmlPage(ctx.html, fetched.text, source.url);
     const description = page.meta['og:description'] ?? page.meta.description;
     if (description && page.meta['og:title']) {
       return {
@@ -108,9 +108,18 @@ const read = (source: SourceTarget, ctx: SourceContext) =>
   /\/status\/\d+$/.test(source.url) ? readPost(source, ctx) : readProfile(source, ctx);
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'twitter',
   description: 'An X (Twitter) post (read through the public oEmbed endpoint) or profile (only when X serves its metadata)',
   optionsSchema: objectSchema({}),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [
+      ['https://twitter.com/jack/status/20?s=1', 'https://x.com/jack/status/20'],
+      ['https://x.com/jack/', 'https://x.com/jack'],
+    ],
+    rejects: ['https://x.com/home'],
+  },
   recognizes: isX,
   normalize,
   async probe(source, ctx) {

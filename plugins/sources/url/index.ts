@@ -6,10 +6,16 @@ import { crawlDepth, maxPages, num, objectSchema } from '../_shared/options';
 import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'url',
   description: 'A web page; with crawlDepth above 0, same-site pages linked from it (up to maxPages)',
   detectPriority: -100,
   optionsSchema: objectSchema({ crawlDepth: crawlDepth(0), maxPages: maxPages(20) }),
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: {
+    normalizes: [['https://Example.com/Pricing/?utm_source=mail#plans', 'https://example.com/Pricing']],
+    rejects: ['ftp://example.com/file', 'https://user:secret@example.com/'],
+  },
   recognizes: (url) => url.protocol === 'http:' || url.protocol === 'https:',
   normalize: (url) => canonicalUrl(parseHttpUrl(url)),
   async probe(source, ctx) {

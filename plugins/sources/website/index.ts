@@ -9,11 +9,14 @@ import { maxPages, num, objectSchema } from '../_shared/options';
 import { canonicalUrl, parseHttpUrl } from '../_shared/url';
 
 const plugin: SourcePlugin = {
+  kind: 'source',
   type: 'website',
   description: 'A website: the homepage and the brand pages it links to (about, FAQ, contact, shipping, returns...)',
   detectPriority: -50,
   optionsSchema: objectSchema({ maxPages: maxPages(10, 50) }),
   // A bare homepage reads best as a website; deeper URLs are single pages (`url`).
+  capabilities: ['probe', 'detect', 'preview', 'schedule'],
+  urls: { normalizes: [['https://Example.com/about?utm_source=mail', 'https://example.com/']], rejects: ['ftp://example.com/'] },
   recognizes: (url) => (url.protocol === 'http:' || url.protocol === 'https:') && (url.pathname === '/' || url.pathname === ''),
   normalize: (url) => canonicalUrl(new URL('/', parseHttpUrl(url))),
   async probe(source, ctx) {

@@ -6,14 +6,14 @@
  * inside the caller's transaction, so a conversation never exists without its welcome.
  */
 import type { Agent } from '../agents/agent';
-import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from '../chat/chat-billing';
-import type { ChatDeps } from '../chat/chat-deps';
-import { toChatError } from '../chat/chat-errors';
+import type { StoredMessage } from '../conversations/conversation';
 import type { TokenUsage } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
 import { buildInstructions, type PromptSource, resolveWelcome } from '../prompts/resolve-prompt';
 import type { TemplateValues } from '../prompts/template';
-import type { StoredMessage } from './conversation';
+import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from './chat-billing';
+import type { ChatDeps } from './chat-deps';
+import { toChatError } from './chat-errors';
 
 export interface PreparedWelcome {
   mode: 'fixed' | 'generated';

@@ -1,11 +1,11 @@
 import { loadAgent } from '../agents/agent-access';
-import type { ChatDeps } from '../chat/chat-deps';
-import { checkVariables } from '../chat/chat-input';
+import { signContextToken } from '../conversations/context-token';
+import type { Conversation, ConversationSummary, StoredMessage, VariableValues } from '../conversations/conversation';
+import { loadConversation, viewerOf } from '../conversations/conversation-access';
 import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
-import { signContextToken } from './context-token';
-import type { Conversation, ConversationSummary, StoredMessage, VariableValues } from './conversation';
-import { loadConversation, viewerOf } from './conversation-access';
+import type { ChatDeps } from './chat-deps';
+import { checkVariables } from './chat-input';
 
 /** Get-conversation view: metadata and the non-sensitive variables (sensitive values are never returned). */
 export function toConversationView(c: Conversation, messageCount: number) {

@@ -1,12 +1,12 @@
 import type { Agent } from '../agents/agent';
 import { loadAgent } from '../agents/agent-access';
-import type { ChatDeps } from '../chat/chat-deps';
-import { checkVariables } from '../chat/chat-input';
+import { verifyContextToken } from '../conversations/context-token';
+import type { Conversation } from '../conversations/conversation';
+import { type ConversationViewer, templateValues, viewerOf } from '../conversations/conversation-access';
 import type { Actor } from '../identity/actor';
 import type { PromptSource } from '../prompts/resolve-prompt';
-import { verifyContextToken } from './context-token';
-import type { Conversation } from './conversation';
-import { type ConversationViewer, templateValues, viewerOf } from './conversation-access';
+import type { ChatDeps } from './chat-deps';
+import { checkVariables } from './chat-input';
 import { produceWelcome, storeWelcome } from './welcome-message';
 
 export interface NewConversationInput {

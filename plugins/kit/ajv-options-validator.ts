@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 
-import type { OptionsValidator } from '../../core/sources/source-registry';
+import type { OptionsValidator } from '../../core/plugins/plugin-registry';
 
 /** ajv behind the registry's OptionsValidator: defaults applied, every error reported. */
 export function ajvOptionsValidator(): OptionsValidator {

@@ -1,0 +1,72 @@
+/**
+ * The adapters container: every port's DI token bound to a lazy singleton. Configurable ports come from
+ * their registries (app/ports); the others have one adapter. Tests and benchmarks replace a port by binding
+ * its token to their own value, the same way for every port.
+ */
+import 'reflect-metadata';
+
+import { readFileSync } from 'node:fs';
+
+import { Container } from 'inversify';
+
+import type { PlatformConfig } from '../adapters/config/platform-config';
+import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
+import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
+import { CheerioHtmlReader } from '../adapters/documents/html.reader';
+import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
+import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
+import type { AdapterContext } from '../adapters/kit/adapter-definition';
+import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
+import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
+import { KnexStore } from '../adapters/postgres/knex-store';
+import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
+import { SystemClock } from '../adapters/system/system.clock';
+import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
+import { PASSWORD_HASHER } from '../core/identity/password-hasher';
+import { TOKEN_SIGNER } from '../core/identity/token-claims';
+import { MODEL_LISTING_SOURCE } from '../core/models/model';
+import { CLOCK, type Clock } from '../core/ports/clock';
+import { DOCUMENT_LOADER } from '../core/ports/document-loader';
+import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
+import { HTML_READER } from '../core/ports/html-reader';
+import { ID_GENERATOR } from '../core/ports/id-generator';
+import { IMAGE_DESCRIBER, type ImageDescriber, TRANSCRIBER, type Transcriber } from '../core/ports/media-understanding';
+import { OUTBOUND_FETCHER } from '../core/ports/outbound-fetcher';
+import { STORE } from '../core/ports/store';
+import { platformPorts } from './ports';
+
+/** A token bound to a fixed value instead of its configured adapter. */
+export type Binding = readonly [token: symbol, value: unknown];
+
+export function createAdaptersContainer(config: PlatformConfig, context: AdapterContext, replacements: readonly Binding[]): Container {
+  const c = new Container();
+  c.bind(CLOCK).toConstantValue(new SystemClock());
+  c.bind(ID_GENERATOR).toConstantValue(new CryptoIdGenerator());
+  c.bind(STORE).toConstantValue(new KnexStore(context.db.knex));
+  c.bind(TOKEN_SIGNER)
+    .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
+    .inSingletonScope();
+  c.bind(PASSWORD_HASHER).toConstantValue(new ScryptPasswordHasher());
+  c.bind(OAUTH_IDENTITY_PROVIDER).toConstantValue(config.google ? new GoogleIdentityProvider(config.google) : null);
+  c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
+  c.bind(OUTBOUND_FETCHER).toConstantValue(
+    new SsrfGuardedFetcher({
+      allow: config.outboundAllow,
+      extraCa: config.outboundCaFile ? [readFileSync(config.outboundCaFile, 'utf8')] : undefined,
+    }),
+  );
+  c.bind(HTML_READER).toConstantValue(new CheerioHtmlReader());
+  // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
+  c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
+  for (const port of platformPorts) port.bind(c, config.settings, context);
+  // The loader describes images and transcribes media with whatever those two ports resolve to.
+  c.bind(DOCUMENT_LOADER)
+    .toDynamicValue(async (ctx) => {
+      const transcriber = await ctx.getAsync<Transcriber | null>(TRANSCRIBER);
+      const imageDescriber = await ctx.getAsync<ImageDescriber | null>(IMAGE_DESCRIBER);
+      return new MultiFormatDocumentLoader({ transcriber: transcriber ?? undefined, imageDescriber: imageDescriber ?? undefined });
+    })
+    .inSingletonScope();
+  for (const [token, value] of replacements) c.rebindSync(token).toConstantValue(value);
+  return c;
+}
