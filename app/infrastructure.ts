@@ -18,6 +18,7 @@ import type { Clock } from '../core/ports/clock';
 import type { EventBus } from '../core/ports/event-bus';
 import type { IdGenerator } from '../core/ports/id-generator';
 import type { JobQueue } from '../core/ports/job-queue';
+import type { NonceRegistry } from '../core/ports/nonce-registry';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
 import type { Store } from '../core/ports/store';
 import { buildChatAdapters, type ChatAdapterOverrides, type ChatAdapters } from './chat-infrastructure';
@@ -35,6 +36,8 @@ export interface Infrastructure {
   tokens: TokenSigner;
   passwords: PasswordHasher;
   rateLimits: RateLimitStore;
+  /** One-time gateway signature nonces (Redis when configured, so every api replica refuses a replay). */
+  nonces: NonceRegistry;
   queue: JobQueue;
   bus: EventBus;
   blobs: BlobStore;
@@ -50,6 +53,8 @@ export interface InfrastructureOverrides {
   /** Tests: in-memory PGlite, cheaper password hashing. */
   memoryDatabase?: boolean;
   passwords?: PasswordHasher;
+  /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
+  nonces?: NonceRegistry;
   google?: OAuthIdentityProvider | null;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
   knowledge?: KnowledgeAdapterOverrides;
@@ -61,10 +66,26 @@ export interface InfrastructureOverrides {
 async function rateLimitStoreFor(config: PlatformConfig): Promise<RateLimitStore> {
   if (config.redisUrl) {
     const { RedisRateLimitStore } = await import('../adapters/redis/redis.rate-limit-store');
-    return new RedisRateLimitStore({ url: config.redisUrl, prefix: 'agent-platform:rl:' });
+    const store = new RedisRateLimitStore({ url: config.redisUrl, prefix: 'agent-platform:rl:' });
+    // Until Redis answers, each process limits on its own (insurance limiter): never open.
+    await store.ready();
+    return store;
   }
   const { InProcessRateLimitStore } = await import('../adapters/memory/in-process.rate-limit-store');
   return new InProcessRateLimitStore();
+}
+
+async function nonceRegistryFor(config: PlatformConfig, log: Logger): Promise<NonceRegistry> {
+  if (config.redisUrl) {
+    const { RedisNonceRegistry } = await import('../adapters/redis/redis.nonce-registry');
+    return new RedisNonceRegistry({
+      url: config.redisUrl,
+      prefix: 'agent-platform:nonce:',
+      onFallback: (e) => log('warn', 'nonce registry: Redis unreachable, checking replays in this process only', e),
+    });
+  }
+  const { InProcessNonceRegistry } = await import('../adapters/memory/in-process.nonce-registry');
+  return new InProcessNonceRegistry();
 }
 
 async function messagingFor(config: PlatformConfig, log: Logger): Promise<{ queue: JobQueue; bus: EventBus }> {
@@ -109,6 +130,8 @@ export async function buildInfrastructure(
     await migrate(db.knex, [relationalMigrations]);
     const rateLimits = await rateLimitStoreFor(config);
     closers.unshift(() => rateLimits.close());
+    const nonces = overrides.nonces ?? (await nonceRegistryFor(config, log));
+    closers.unshift(() => nonces.close());
     const { queue, bus } = await messagingFor(config, log);
     closers.unshift(
       () => queue.close(),
@@ -127,6 +150,7 @@ export async function buildInfrastructure(
       tokens: new Hs256TokenSigner({ secret: config.secrets.jwt, clock }),
       passwords: overrides.passwords ?? new ScryptPasswordHasher(),
       rateLimits,
+      nonces,
       queue,
       bus,
       blobs,

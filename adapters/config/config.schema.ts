@@ -1,3 +1,5 @@
+import { securityConfigSchemaProperties } from './security-config';
+
 /**
  * One schema for every configuration key, validated with ajv at boot. Keys are environment variable names;
  * a config file (CONFIG_FILE, JSON or YAML) may set the same keys, and the environment wins.
@@ -74,6 +76,7 @@ export const configSchema = {
     SUPERADMIN_EMAILS: { type: 'string', default: '', description: 'Comma-separated emails that get platformRole superadmin' },
     OUTBOUND_ALLOW: { type: 'string', default: '', description: 'Test-only: comma-separated ip:port the SSRF guard may reach' },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
+    ...securityConfigSchemaProperties,
   },
   allOf: [
     { if: { properties: { BLOB_STORE: { const: 's3' } }, required: ['BLOB_STORE'] }, then: { required: ['S3_BUCKET'] } },

@@ -8,6 +8,7 @@ import YAML from 'yaml';
 
 import { configSchema } from './config.schema';
 import type { PlatformConfig, Role } from './platform-config';
+import { securityConfigFrom } from './security-config';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -145,5 +146,6 @@ export function loadConfig(role: Role, env: Env = process.env): PlatformConfig {
     superadminEmails: list(raw.SUPERADMIN_EMAILS).map((e) => e.toLowerCase()),
     outboundAllow: list(raw.OUTBOUND_ALLOW),
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
+    security: securityConfigFrom(raw),
   };
 }

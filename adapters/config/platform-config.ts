@@ -1,3 +1,5 @@
+import type { SecurityConfig } from './security-config';
+
 export type Role = 'start' | 'gateway' | 'api' | 'worker' | 'migrate';
 
 export interface PlatformConfig {
@@ -45,4 +47,5 @@ export interface PlatformConfig {
   superadminEmails: string[];
   outboundAllow: string[];
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  security: SecurityConfig;
 }

@@ -111,7 +111,7 @@ describe('rate limits', () => {
     const retryAfter = Number(limited.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(retryAfter).toBeLessThanOrEqual(120); // sliding window: a hit is forgotten within two windows
     expect((await p.http.post(`${base(agent.slug)}/conversations`, { anonymousId: visitor })).status).toBe(429);
     // Another visitor is not affected by this one's limit.
     const other = randomUUID();

@@ -6,6 +6,7 @@ import { agentLifecycleMigration } from './0004_agent_lifecycle';
 import { modelsMigration } from './0005_models';
 import { chatMigration } from './0006_chat';
 import { publicChatMigration } from './0007_public_chat';
+import { tokenVersionMigration } from './0012_token_version';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -18,5 +19,6 @@ export const relationalMigrations: MigrationSet = {
     modelsMigration,
     chatMigration,
     publicChatMigration,
+    tokenVersionMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
