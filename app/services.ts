@@ -1,4 +1,5 @@
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
+import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
@@ -33,6 +34,24 @@ export interface Services {
   publicChat: PublicChatDeps;
 }
 
+/** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
+function signInSecurity(infra: Infrastructure): Pick<IdentityDeps, 'signInLimits' | 'passwordPolicy'> {
+  const { login, registration, password } = infra.config.security;
+  return {
+    signInLimits: {
+      store: infra.rateLimits,
+      settings: {
+        failuresPerAccount: login.failuresPerAccount,
+        failuresPerIp: login.failuresPerIp,
+        windowSeconds: login.windowSeconds,
+        registrationsPerIp: registration.perIp,
+        registrationWindowSeconds: registration.windowSeconds,
+      },
+    },
+    passwordPolicy: { minLength: password.minLength, common: new ZxcvbnCommonPasswordList() },
+  };
+}
+
 export function buildServices(infra: Infrastructure): Services {
   const { store, clock, ids, config } = infra;
   const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
@@ -53,6 +72,7 @@ export function buildServices(infra: Infrastructure): Services {
         accessTokenSeconds: ACCESS_TOKEN_SECONDS,
         refreshTokenSeconds: REFRESH_TOKEN_SECONDS,
       },
+      ...signInSecurity(infra),
     },
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },

@@ -1,4 +1,5 @@
 import type { Operation } from './operation';
+import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
 import { identityOperations } from './operations/identity';
@@ -22,4 +23,5 @@ export const allOperations: Operation[] = [
   ...chatOperations,
   ...openAiCompatOperations,
   ...publicChatOperations,
+  ...accountSecurityOperations,
 ];

@@ -68,6 +68,8 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err);
+    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    if (status === 429 && typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
     if (status >= 500) options.log?.('error', `${req.method} ${req.path} failed`, err);
     if (res.headersSent) {
       res.end();

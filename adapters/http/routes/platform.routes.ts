@@ -22,7 +22,7 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
     docs: async ({ res }) => {
       res.type('html').send(docsPage);
     },
-    wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'org.read')) }),
+    wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'billing.read')) }),
     topUpCredits: async (ctx) => {
       const actor = requireActor(ctx);
       requireSuperadmin(actor);

@@ -7,6 +7,7 @@ import { modelsMigration } from './0005_models';
 import { chatMigration } from './0006_chat';
 import { publicChatMigration } from './0007_public_chat';
 import { tokenVersionMigration } from './0012_token_version';
+import { signedVariablesMigration } from './0013_signed_variables';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -20,5 +21,6 @@ export const relationalMigrations: MigrationSet = {
     chatMigration,
     publicChatMigration,
     tokenVersionMigration,
+    signedVariablesMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
