@@ -56,7 +56,7 @@ describe('cookie authentication and CSRF', () => {
     for (const origin of ['https://evil.example', 'null']) {
       const r = await submit({ cookie, origin });
       expect(r.status).toBe(403);
-      expect((await r.json()).error).toBe('Forbidden');
+      expect(((await r.json()) as { error: string }).error).toBe('Forbidden');
     }
     expect((await submit({ cookie })).status).toBe(403); // no Origin, no Referer
     expect((await submit({ cookie, referer: 'https://evil.example/page' })).status).toBe(403);

@@ -17,7 +17,6 @@ beforeAll(async () => {
 afterAll(() => p?.close(), BOOT_TIMEOUT_MS);
 
 const login = (email: string, password: string) => p.http.post('/api/auth/login', { email, password });
-const me = (token: string) => p.http.get('/api/auth/me', { token });
 
 describe('password policy', () => {
   it.each([
