@@ -3,8 +3,8 @@ import { errors, op } from '../operation';
 const tags = ['knowledge', 'sources'];
 const obj = (properties: Record<string, unknown>, required = Object.keys(properties)) => ({ type: 'object', required, properties });
 const nullableString = { type: ['string', 'null'] };
-const kbParams = obj({ id: { type: 'string' } });
-const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
+const kbParams = obj({ id: { type: 'string', format: 'uuid' } });
+const sourceParams = obj({ id: { type: 'string', format: 'uuid' }, sourceId: { type: 'string', format: 'uuid' } });
 
 const sourceTypeNote =
   'Registered source types: url, website, rss, medium (Medium, Substack, Ghost, WordPress, Blogger), linkedin, twitter, shopify';

@@ -4,8 +4,6 @@ import { LITERALS, PUBLIC_BY_DESIGN, resourceOf } from './bola-params';
 import { type OpenApiOperation, sampleFor } from './schema-samples';
 import type { TenantWorld } from './tenant-world';
 
- 
-
 export type Caller = 'b-owner' | 'b-admin' | 'b-member' | 'b-viewer' | 'b-key' | 'visitor' | 'a-viewer';
 
 export interface Probe {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 
- 
-
 /** A minimal value that satisfies `schema` (required properties only), for requests the generators build. */
 export function sampleFor(schema: any, depth = 0): unknown {
   if (!schema || typeof schema !== 'object' || depth > 8) return null;
@@ -42,7 +40,7 @@ function sampleString(schema: any): string {
       return `probe-${randomUUID().slice(0, 8)}@example.com`;
     case 'uri':
     case 'url':
-      return 'https://example.com/';
+      return 'https://127.0.0.1:1/'; // refused by the SSRF guard at once: generated requests never leave the machine
     case 'date-time':
       return new Date().toISOString();
     case 'date':
