@@ -150,11 +150,24 @@ describe('contract fuzzing through the gateway', () => {
         const k = `${o.request.kind.replace(/ #.*|=.*| [^ ]*$/, '')}`;
         byKind[k] = (byKind[k] ?? 0) + (o.ms ?? 0);
       }
-      console.log(Object.entries(byKind).sort((a, b) => b[1] - a[1]).slice(0, 15));
+      console.log(
+        Object.entries(byKind)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 15),
+      );
       const slowOps: Record<string, number> = {};
       for (const o of outcomes) slowOps[o.request.operationId] = (slowOps[o.request.operationId] ?? 0) + (o.ms ?? 0);
-      console.log(Object.entries(slowOps).sort((a, b) => b[1] - a[1]).slice(0, 15));
-      console.log(outcomes.filter((o) => o.status === 502).slice(0, 5).map((o) => `${o.request.operationId} ${o.request.kind}`));
+      console.log(
+        Object.entries(slowOps)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 15),
+      );
+      console.log(
+        outcomes
+          .filter((o) => o.status === 502)
+          .slice(0, 5)
+          .map((o) => `${o.request.operationId} ${o.request.kind}`),
+      );
     }
     const byStatus: Record<string, number> = {};
     for (const o of outcomes) byStatus[o.status] = (byStatus[o.status] ?? 0) + 1;

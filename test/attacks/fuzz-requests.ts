@@ -2,8 +2,6 @@ import { randomUUID } from 'node:crypto';
 
 import { type OpenApiOperation, sampleFor } from './schema-samples';
 
- 
-
 export interface FuzzRequest {
   operationId: string;
   kind: string;
