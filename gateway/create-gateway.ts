@@ -178,12 +178,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision);
 
     const lane = classifyLane(method, path.canonicalPath);
-    const auth = await authenticate(lane, req, ip);
+    let auth = await authenticate(lane, req, ip);
     if ('status' in auth) return sendError(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
     if (auth.viaCookie) {
       const host = firstValue((trustProxy && req.headers['x-forwarded-host']) || req.headers.host);
       const refusal = crossSiteRefusal(method, req.headers, host ? originOf(`${tls ? 'https' : 'http'}://${host}`) : null, allowedOrigins);
-      if (refusal) return sendError(res, 403, 'Forbidden', refusal);
+      // A widget on another site still works for visitors: there the cookie is simply not an identity.
+      if (refusal && lane === 'public') auth = { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
+      else if (refusal) return sendError(res, 403, 'Forbidden', refusal);
     }
 
     if (auth.principalKey) {

@@ -43,6 +43,8 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
         return;
       }
       const parts: Buffer[] = [];
+      // A truncated form errors the file stream too: unhandled, that error would crash the process.
+      stream.on('error', (error: Error) => fail(new DomainError('VALIDATION', `Malformed multipart request: ${error.message}`)));
       stream.on('data', (d: Buffer) => parts.push(d));
       stream.on('limit', () => fail(new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${options.maxBytes} bytes allowed`)));
       stream.on('end', () => {

@@ -20,6 +20,11 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
   return {
     openapi: async () => ({ status: 200, body: d.openApiDocument() }),
     docs: async ({ res }) => {
+      // The page's one inline script and style need their own policy; every other answer keeps helmet's.
+      res.setHeader(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      );
       res.type('html').send(docsPage);
     },
     wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'billing.read')) }),
