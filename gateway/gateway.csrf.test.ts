@@ -14,7 +14,8 @@ const post = (path: string, headers: Record<string, string>) => call(fx.port, { 
 describe('cookie-authenticated requests and origins (CSRF)', () => {
   it('refuses a cross-site unsafe request on the JWT lane before it reaches the backend', async () => {
     const before = fx.upstream.received.length;
-    for (const headers of [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/x' }, {}]) {
+    const variants: Record<string, string>[] = [{ origin: 'https://evil.example' }, { referer: 'https://evil.example/x' }, {}];
+    for (const headers of variants) {
       const r = await post('/api/bots/x/submit-review', { cookie: cookie(), 'content-type': 'text/plain', ...headers });
       expect(r.status).toBe(403);
       expect(r.json).toEqual({ error: 'Forbidden', message: expect.any(String) });
