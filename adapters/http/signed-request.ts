@@ -32,8 +32,8 @@ function refuse(res: Response, status: number, error: string, message: string): 
 /**
  * Trusts a request only with the gateway's signature: inside the window, its nonce claimed for the first time,
  * and a body whose digest is the signed one (from the headers, or from the signed trailer of a streamed body).
- * The body is read here, once: JSON bodies are parsed (depth and NUL checked), anything else is kept raw in
- * `res.locals.rawBody` for the multipart reader.
+ * The body is read here, once: JSON bodies are parsed (depth and NUL checked); the raw bytes of every body
+ * are kept in `res.locals.rawBody` (the multipart reader uses them).
  */
 export function signedRequests(o: SignedRequestOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -64,8 +64,9 @@ export function signedRequests(o: SignedRequestOptions) {
             : digest === verified.bodyDigest;
         if (!intact) return refuse(res, 401, 'Authentication Failed', 'The request body does not match its signature');
         res.locals.identity = verified.identity;
+        // The exact bytes stay available (multipart reader; receivers that verify a sender's signature over them).
+        res.locals.rawBody = raw;
         if (isJson) req.body = parseJsonBody(raw, o.jsonMaxDepth);
-        else res.locals.rawBody = raw;
         next();
       })
       .catch(next);
