@@ -21,11 +21,13 @@ import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
 import { SystemClock } from '../adapters/system/system.clock';
+import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
 import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
 import { TOKEN_SIGNER } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
+import { COMMON_PASSWORD_LIST } from '../core/ports/common-password-list';
 import { DOCUMENT_LOADER } from '../core/ports/document-loader';
 import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
 import { HTML_READER } from '../core/ports/html-reader';
@@ -56,6 +58,9 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
     }),
   );
   c.bind(HTML_READER).toConstantValue(new CheerioHtmlReader());
+  c.bind(COMMON_PASSWORD_LIST)
+    .toDynamicValue(() => new ZxcvbnCommonPasswordList(config.security.password.commonListSize))
+    .inSingletonScope();
   // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
   c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
   for (const port of platformPorts) port.bind(c, config.settings, context);

@@ -1,4 +1,5 @@
 import type { HandlerMap } from '../adapters/http/handler';
+import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
@@ -48,5 +49,6 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
         return infra.config.appUrl;
       },
     }),
+    ...accountSecurityRoutes(services.identity),
   };
 }

@@ -11,6 +11,7 @@ import { MODEL_LISTING_SOURCE, type ModelListingSource } from '../core/models/mo
 import { BLOB_STORE, type BlobStore } from '../core/ports/blob-store';
 import { CHAT_MODEL, type ChatModel } from '../core/ports/chat-model';
 import { CLOCK, type Clock } from '../core/ports/clock';
+import { COMMON_PASSWORD_LIST, type CommonPasswordList } from '../core/ports/common-password-list';
 import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loader';
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
@@ -26,6 +27,7 @@ import {
   TRANSCRIBER,
   type Transcriber,
 } from '../core/ports/media-understanding';
+import { NONCE_REGISTRY, type NonceRegistry } from '../core/ports/nonce-registry';
 import { OUTBOUND_FETCHER, type OutboundFetcher } from '../core/ports/outbound-fetcher';
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../core/ports/rate-limit-store';
 import { RERANKER, type Reranker } from '../core/ports/reranker';
@@ -71,6 +73,10 @@ export interface Infrastructure {
   tokens: TokenSigner;
   passwords: PasswordHasher;
   rateLimits: RateLimitStore;
+  /** One-time gateway signature nonces (Redis when configured, so every api replica refuses a replay). */
+  nonces: NonceRegistry;
+  /** Passwords too common to accept (the password policy). */
+  commonPasswords: CommonPasswordList;
   queue: JobQueue;
   bus: EventBus;
   blobs: BlobStore;
@@ -90,6 +96,8 @@ export interface InfrastructureOverrides {
   memoryDatabase?: boolean;
   /** Tests: cheaper password hashing. */
   passwords?: PasswordHasher;
+  /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
+  nonces?: NonceRegistry;
   google?: OAuthIdentityProvider | null;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
   knowledge?: {
@@ -109,6 +117,7 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   const out: Binding[] = [];
   const add = (token: symbol, value: unknown) => value !== undefined && out.push([token, value]);
   add(PASSWORD_HASHER, o.passwords);
+  add(NONCE_REGISTRY, o.nonces);
   add(OAUTH_IDENTITY_PROVIDER, o.google);
   add(EMBEDDINGS, o.knowledge?.embedder);
   add(RERANKER, o.knowledge?.reranker);
@@ -152,6 +161,7 @@ export async function buildInfrastructure(
     const vectorIndex = await get<VectorIndex>(VECTOR_INDEX, true);
     await migrate(db.knex, [relationalMigrations]);
     const rateLimits = await get<RateLimitStore>(RATE_LIMIT_STORE, true);
+    const nonces = await get<NonceRegistry>(NONCE_REGISTRY, true);
     const queue = await get<JobQueue>(JOB_QUEUE, true);
     const bus = await get<EventBus>(EVENT_BUS, true);
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
@@ -165,6 +175,8 @@ export async function buildInfrastructure(
       tokens: await get<TokenSigner>(TOKEN_SIGNER),
       passwords: await get<PasswordHasher>(PASSWORD_HASHER),
       rateLimits,
+      nonces,
+      commonPasswords: await get<CommonPasswordList>(COMMON_PASSWORD_LIST),
       queue,
       bus,
       blobs: await get<BlobStore>(BLOB_STORE),

@@ -34,6 +34,10 @@ export function createApi(container: Container) {
     clock: infra.clock,
     resolveActor: (identity) => resolveActor(infra.store, identity),
     log: infra.log,
+    nonces: infra.nonces,
+    jsonMaxDepth: infra.config.security.jsonMaxDepth,
+    signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
+    maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
   });
 }
 
@@ -72,6 +76,8 @@ export async function startGateway(
     rateLimitStore: infra.rateLimits,
     limits: infra.config.gateway.limits,
     trustProxy: infra.config.gateway.trustProxy,
+    allowedOrigins: infra.config.security.allowedOrigins,
+    bodyBufferLimitBytes: infra.config.security.gatewayBodyBufferBytes,
     internalSecret: infra.config.secrets.internal,
     clock: infra.clock,
     onError: (err, context) => infra.log('warn', `gateway: ${context}`, err),

@@ -36,6 +36,24 @@ export interface Services {
   jobs: JobDeps;
 }
 
+/** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
+function signInSecurity(infra: Infrastructure): Pick<IdentityDeps, 'signInLimits' | 'passwordPolicy'> {
+  const { login, registration, password } = infra.config.security;
+  return {
+    signInLimits: {
+      store: infra.rateLimits,
+      settings: {
+        failuresPerAccount: login.failuresPerAccount,
+        failuresPerIp: login.failuresPerIp,
+        windowSeconds: login.windowSeconds,
+        registrationsPerIp: registration.perIp,
+        registrationWindowSeconds: registration.windowSeconds,
+      },
+    },
+    passwordPolicy: { minLength: password.minLength, common: infra.commonPasswords },
+  };
+}
+
 export function buildServices(infra: Infrastructure): Services {
   const { store, clock, ids, config } = infra;
   const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
@@ -56,6 +74,7 @@ export function buildServices(infra: Infrastructure): Services {
         accessTokenSeconds: ACCESS_TOKEN_SECONDS,
         refreshTokenSeconds: REFRESH_TOKEN_SECONDS,
       },
+      ...signInSecurity(infra),
     },
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },

@@ -1,5 +1,6 @@
 import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
+import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
 import { groupOperations } from './operations/groups';
@@ -30,4 +31,5 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...publicChatOperations,
   ...groupOperations,
   ...jobOperations,
+  ...accountSecurityOperations,
 ];

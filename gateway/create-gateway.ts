@@ -1,16 +1,30 @@
+import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { anonymousIdentity, IDENTITY_HEADERS, signIdentity } from '../adapters/http/identity-signature';
+import {
+  anonymousIdentity,
+  BODY_SIGNATURE_TRAILER,
+  DIGEST_IN_TRAILER,
+  EMPTY_BODY_DIGEST,
+  IDENTITY_HEADERS,
+  IdentityHeader,
+  sha256Hex,
+  signBodyTrailer,
+  signIdentity,
+} from '../core/identity/gateway-signature';
 import type { ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
 import { clientIp, ipRateLimitKey } from './client-ip';
 import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
+import { crossSiteRefusal, originOf } from './csrf';
 import type { GatewayOptions, RateLimitRule } from './gateway-options';
 import { sendError } from './http-errors';
 import { classifyLane } from './lanes';
 import { checkPath } from './path-guard';
-import { createUpstreamForwarder, HOP_BY_HOP } from './upstream-forwarder';
+import { forwardBodyFor } from './request-body';
+import { HSTS, SECURITY_HEADERS } from './security-headers';
+import { createUpstreamForwarder, type ForwardBody, HOP_BY_HOP } from './upstream-forwarder';
 import { VerifiedTokenCache } from './verified-token-cache';
 
 export interface Gateway {
@@ -33,7 +47,10 @@ const MISSING = 'Missing or invalid authorization header';
 const FAILED = 'Authentication Failed';
 const WWW_AUTH = { 'www-authenticate': 'Bearer' };
 
-type Auth = { identity: ForwardedIdentity; principalKey: string | null } | { status: number; error: string; message: string };
+type Auth =
+  { identity: ForwardedIdentity; principalKey: string | null; viaCookie: boolean } | { status: number; error: string; message: string };
+
+type Limited = RateLimitDecision | 'unavailable';
 
 /** The edge on :4000: checks the path, limits rates, verifies credentials, signs the identity, streams to the backend. */
 export function createGateway(options: GatewayOptions): Gateway {
@@ -43,17 +60,20 @@ export function createGateway(options: GatewayOptions): Gateway {
   if (!internalSecret) throw new Error('Gateway needs an internalSecret');
   const forwarder = createUpstreamForwarder(options.upstream);
   const tokens = new VerifiedTokenCache(tokenSigner, clock, options.tokenCacheSize ?? 5000);
+  const bufferLimit = options.bodyBufferLimitBytes ?? 1024 * 1024;
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => originOf(o)).filter((o): o is string => o !== null));
 
-  async function limit(key: string, rule: RateLimitRule): Promise<RateLimitDecision | null> {
+  async function limit(key: string, rule: RateLimitRule): Promise<Limited> {
     try {
       return await rateLimitStore.hit(key, rule.limit, rule.windowSeconds);
     } catch (err) {
-      report(err, 'rate-limit-store'); // fail open: a store outage must not take the API down
-      return null;
+      // The stores fall back to an in-process limiter themselves; anything left is refused, never let through.
+      report(err, 'rate-limit-store');
+      return 'unavailable';
     }
   }
 
-  function userIdentity(token: string, ip: string): Auth {
+  function userIdentity(token: string, ip: string, viaCookie: boolean): Auth {
     const claims = tokens.verifyAccess(token);
     if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
     const org = claims.organizations[0];
@@ -67,13 +87,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         apiKeyId: null,
         apiKeyScopes: [],
         clientIp: ip,
+        tokenVersion: claims.tokenVersion ?? 0,
       },
       principalKey: `user:${claims.userId}`,
+      viaCookie,
     };
   }
 
   async function authenticate(lane: ReturnType<typeof classifyLane>, req: IncomingMessage, ip: string): Promise<Auth> {
-    if (lane === 'open') return { identity: anonymousIdentity(ip), principalKey: null };
+    if (lane === 'open') return { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
     if (lane === 'api-key') {
       const cred = bearerCredential(req.headers);
       if (cred.kind !== 'token') return { status: 401, error: MISSING, message: 'Send the API key as "Authorization: Bearer <API_KEY>"' };
@@ -93,11 +115,12 @@ export function createGateway(options: GatewayOptions): Gateway {
           apiKeyScopes: principal.scopes,
         },
         principalKey: `key:${principal.keyId}`,
+        viaCookie: false,
       };
     }
     const cred: Credential = bearerOrCookieCredential(req.headers);
-    if (cred.kind === 'token') return userIdentity(cred.token, ip);
-    if (lane === 'public' && cred.kind === 'none') return { identity: anonymousIdentity(ip), principalKey: null };
+    if (cred.kind === 'token') return userIdentity(cred.token, ip, req.headers.authorization === undefined);
+    if (lane === 'public' && cred.kind === 'none') return { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
     return {
       status: 401,
       error: MISSING,
@@ -105,7 +128,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  function tooMany(res: ServerResponse, d: RateLimitDecision): void {
+  function tooMany(res: ServerResponse, d: Limited): void {
+    if (d === 'unavailable') {
+      return sendError(res, 503, 'Service Unavailable', 'Rate limits cannot be checked right now', { 'retry-after': 1 });
+    }
     sendError(res, 429, 'rate limited', `Too many requests; retry after ${d.retryAfterSeconds} seconds`, {
       'retry-after': d.retryAfterSeconds,
       'ratelimit-limit': d.limit,
@@ -114,7 +140,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   }
 
-  function forwardHeaders(req: IncomingMessage, ip: string, signed: Record<string, string>): OutgoingHttpHeaders {
+  function forwardHeaders(req: IncomingMessage, ip: string, signed: Record<string, string>, body: ForwardBody): OutgoingHttpHeaders {
     const inbound = req.headers;
     const connectionTokens = inbound.connection
       ?.toLowerCase()
@@ -125,8 +151,13 @@ export function createGateway(options: GatewayOptions): Gateway {
       if (STRIPPED.has(name) || connectionTokens?.includes(name)) continue;
       out[name] = inbound[name];
     }
-    // Node has already de-chunked the body; ask for chunking again so the framing survives any method.
-    if (inbound['transfer-encoding'] !== undefined) out['transfer-encoding'] = 'chunked';
+    if (body.kind === 'buffer') out['content-length'] = String(body.data.length);
+    if (body.kind === 'stream') {
+      // Chunked, so that the signed digest of the body can follow it as a trailer.
+      delete out['content-length'];
+      out['transfer-encoding'] = 'chunked';
+      out.trailer = BODY_SIGNATURE_TRAILER;
+    }
     out['x-forwarded-for'] = ip;
     out['x-forwarded-proto'] = (trustProxy && firstValue(inbound['x-forwarded-proto'])) || 'http';
     const host = (trustProxy && firstValue(inbound['x-forwarded-host'])) || inbound.host;
@@ -137,45 +168,68 @@ export function createGateway(options: GatewayOptions): Gateway {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
+    const tls = isTls(req, trustProxy);
+    if (tls) res.setHeader(HSTS[0], HSTS[1]);
     const path = checkPath(url);
     if (!path.ok) return sendError(res, 400, 'Bad Request', path.message);
 
     const ip = clientIp(req, trustProxy);
     let decision = await limit(ipRateLimitKey(ip), limits.perIp);
-    if (decision && !decision.allowed) return tooMany(res, decision);
+    if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision);
 
     const lane = classifyLane(method, path.canonicalPath);
-    const auth = await authenticate(lane, req, ip);
+    let auth = await authenticate(lane, req, ip);
     if ('status' in auth) return sendError(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
+    if (auth.viaCookie) {
+      const host = firstValue((trustProxy && req.headers['x-forwarded-host']) || req.headers.host);
+      const refusal = crossSiteRefusal(method, req.headers, host ? originOf(`${tls ? 'https' : 'http'}://${host}`) : null, allowedOrigins);
+      // A widget on another site still works for visitors: there the cookie is simply not an identity.
+      if (refusal && lane === 'public') auth = { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
+      else if (refusal) return sendError(res, 403, 'Forbidden', refusal);
+    }
 
     if (auth.principalKey) {
       const d = await limit(auth.principalKey, limits.perPrincipal);
-      if (d && !d.allowed) return tooMany(res, d);
-      if (d && (!decision || d.remaining < decision.remaining)) decision = d;
+      if (d === 'unavailable' || !d.allowed) return tooMany(res, d);
+      if (d.remaining < decision.remaining) decision = d;
     }
 
-    let signed: Record<string, string>;
+    const body = await forwardBodyFor(req, bufferLimit, (digest) => ({
+      [BODY_SIGNATURE_TRAILER]: signBodyTrailer(internalSecret, signature, digest),
+    }));
+    if (!body || res.destroyed || req.socket.destroyed) return; // the client left meanwhile
+    const bodyDigest = digestOf(body);
+    let signature = '';
+    const sign = (): Record<string, string> => {
+      const signed = signIdentity(internalSecret, auth.identity, {
+        method,
+        url,
+        bodyDigest,
+        nowMs: clock.now().getTime(),
+        nonce: randomBytes(16).toString('hex'),
+      });
+      signature = signed[IdentityHeader.signature]!;
+      return signed;
+    };
     try {
-      signed = signIdentity(internalSecret, auth.identity, method, url, clock.now().getTime());
+      sign(); // refuse values that cannot travel as headers before anything is sent
     } catch {
       return sendError(res, 400, 'Bad Request', 'The identity cannot be forwarded');
     }
-    if (res.destroyed || req.socket.destroyed) return; // the client left while credentials were checked
-    const headers = forwardHeaders(req, ip, signed);
-    if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
-    const te = req.headers['transfer-encoding'];
-    const cl = req.headers['content-length'];
+    const limitHeaders: [string, string][] = [
+      ['ratelimit-limit', String(decision.limit)],
+      ['ratelimit-remaining', String(decision.remaining)],
+    ];
     forwarder.forward(req, res, {
       method,
       path: url,
-      headers,
-      hasBody: te !== undefined || (cl !== undefined && cl !== '0'),
-      responseHeaders: decision
-        ? [
-            ['ratelimit-limit', String(decision.limit)],
-            ['ratelimit-remaining', String(decision.remaining)],
-          ]
-        : [],
+      headers: () => {
+        const headers = forwardHeaders(req, ip, sign(), body);
+        if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
+        return headers;
+      },
+      body,
+      responseHeaders: [...limitHeaders, ...SECURITY_HEADERS],
       onUnreachable: (err) => {
         report(err, 'upstream');
         sendError(res, 502, 'Bad Gateway', 'The backend service is unreachable');
@@ -226,7 +280,18 @@ export function createGateway(options: GatewayOptions): Gateway {
   };
 }
 
-function firstValue(v: string | string[] | undefined): string | undefined {
+function digestOf(body: ForwardBody): string {
+  if (body.kind === 'buffer') return sha256Hex(body.data);
+  return body.kind === 'stream' ? DIGEST_IN_TRAILER : EMPTY_BODY_DIGEST;
+}
+
+function isTls(req: IncomingMessage, trustProxy: boolean): boolean {
+  if ((req.socket as { encrypted?: boolean }).encrypted === true) return true;
+  return trustProxy && firstValue(req.headers['x-forwarded-proto']) === 'https';
+}
+
+function firstValue(v: string | string[] | undefined | false): string | undefined {
+  if (!v) return undefined;
   const s = Array.isArray(v) ? v[0] : v;
   return s?.split(',')[0]?.trim() || undefined;
 }

@@ -23,14 +23,18 @@ export interface GatewayOptions {
   verifyApiKey: (rawKey: string) => Promise<ApiKeyPrincipal | null>;
   rateLimitStore: RateLimitStore;
   limits: GatewayLimits;
-  /** Keys the identity signature the backend checks (adapters/http/identity-signature.ts). */
+  /** Keys the identity signature the backend checks (core/identity/gateway-signature.ts). */
   internalSecret: string;
   clock: Clock;
   /** Take the client address from X-Forwarded-For's first hop (only behind a proxy that sets it). Default false. */
   trustProxy?: boolean;
   /** How many verified access tokens to remember (0 disables the cache). Default 5000. */
   tokenCacheSize?: number;
-  /** Told about swallowed failures: a rate-limit store that is down (the gateway then fails open), and so on. */
+  /** Bodies up to this size (with a Content-Length) are read before forwarding, larger ones streamed. Default 1 MiB. */
+  bodyBufferLimitBytes?: number;
+  /** Origins (`https://app.example.com`) allowed to send cookie-authenticated state-changing requests. */
+  allowedOrigins?: string[];
+  /** Told about swallowed failures: a rate-limit store that is down (the gateway then answers 503; the stores themselves fall back to in-process limits), and so on. */
   onError?: (err: unknown, context: GatewayErrorContext) => void;
 }
 
@@ -57,6 +61,8 @@ export const gatewayOptionsSchema = {
     },
     trustProxy: { type: 'boolean', default: false },
     tokenCacheSize: { type: 'integer', minimum: 0, maximum: 1000000, default: 5000 },
+    bodyBufferLimitBytes: { type: 'integer', minimum: 0, maximum: 64 * 1024 * 1024, default: 1024 * 1024 },
+    allowedOrigins: { type: 'array', items: { type: 'string', pattern: '^https?://' } },
   },
   required: ['limits'],
   additionalProperties: false,

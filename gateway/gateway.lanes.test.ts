@@ -1,4 +1,4 @@
-import { verifyIdentity } from '../adapters/http/identity-signature';
+import { verifyIdentity } from '../core/identity/gateway-signature';
 import { call, type CallResult } from './testing/fake-upstream';
 import {
   accessClaims,
@@ -20,10 +20,19 @@ afterAll(() => fx.close());
 /** The identity the backend would accept from the echoed request. */
 function backendIdentity(r: CallResult) {
   const { headers, method, url } = r.json;
-  return verifyIdentity(INTERNAL_SECRET, headers, method, url, fx.clock.ms);
+  return verifyIdentity(INTERNAL_SECRET, headers, method, url, fx.clock.ms)?.identity ?? null;
 }
 
-const anonymous = { userId: null, organizationId: null, email: null, platformRole: null, orgRole: null, apiKeyId: null, apiKeyScopes: [] };
+const anonymous = {
+  userId: null,
+  organizationId: null,
+  email: null,
+  platformRole: null,
+  orgRole: null,
+  apiKeyId: null,
+  apiKeyScopes: [],
+  tokenVersion: null,
+};
 const jwtIdentity = {
   userId: USER_ID,
   organizationId: ORG_ID,
@@ -32,6 +41,7 @@ const jwtIdentity = {
   orgRole: 'admin',
   apiKeyId: null,
   apiKeyScopes: [],
+  tokenVersion: 0,
 };
 
 describe('open lane', () => {

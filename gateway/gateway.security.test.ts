@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
-import { IDENTITY_HEADERS, verifyIdentity } from '../adapters/http/identity-signature';
+import { BODY_SIGNATURE_TRAILER, IDENTITY_HEADERS, verifyIdentity } from '../core/identity/gateway-signature';
 import { call } from './testing/fake-upstream';
 import {
   accessClaims,
@@ -39,6 +39,26 @@ describe('token attacks on the JWT and public lanes', () => {
     ['an expired token', () => fx.signer.sign(accessClaims({ exp: Math.floor(fx.clock.ms / 1000) - 1 }, fx.clock.ms))],
     ['a token expiring this very second', () => fx.signer.sign(accessClaims({ exp: Math.floor(fx.clock.ms / 1000) }, fx.clock.ms))],
     ['a refresh token presented as access token', () => fx.signer.sign(refreshClaims(fx.clock.ms))],
+    // grown with issue 8
+    [
+      'a jku header pointing elsewhere',
+      () =>
+        forgeToken({ alg: 'HS256', typ: 'JWT', jku: 'https://evil.example/jwks.json' }, accessClaims({}, fx.clock.ms), 'evil', 'sha256'),
+    ],
+    [
+      'a kid header with path traversal',
+      () => forgeToken({ alg: 'HS256', typ: 'JWT', kid: '../../dev/null' }, accessClaims({}, fx.clock.ms), '', 'sha256'),
+    ],
+    ['an empty HMAC key', () => forgeToken({ alg: 'HS256', typ: 'JWT' }, accessClaims({}, fx.clock.ms), '', 'sha256')],
+    [
+      'a typ claim of refresh with access claims',
+      () => forgeToken({ alg: 'HS256', typ: 'JWT' }, { ...accessClaims({}, fx.clock.ms), typ: 'refresh' }, JWT_SECRET, 'sha256'),
+    ],
+    [
+      'a token version that is not a number',
+      () => forgeToken({ alg: 'HS256', typ: 'JWT' }, { ...accessClaims({}, fx.clock.ms), tokenVersion: 'x' }, 'evil', 'sha256'),
+    ],
+    ['an unsigned token with the signature segment dropped', () => fx.accessToken.split('.').slice(0, 2).join('.')],
     [
       'a tampered payload',
       () => {
@@ -115,14 +135,14 @@ describe('spoofed identity headers', () => {
     const r = await call(fx.port, { method: req.method ?? 'GET', path: req.path, headers, body: req.method === 'POST' ? '{}' : undefined });
     expect(r.status).toBe(200);
     const got = r.json.headers as Record<string, string>;
-    for (const name of IDENTITY_HEADERS) {
+    for (const name of IDENTITY_HEADERS.filter((h) => h !== BODY_SIGNATURE_TRAILER)) {
       expect(got[name]).toBeDefined();
       expect(got[name]).not.toContain('evil');
       expect(got[name]).not.toBe(spoofed[name]);
     }
     expect(got['x-client-ip']).toBe('127.0.0.1');
     expect(got['x-forwarded-for']).toBe('127.0.0.1');
-    const identity = verifyIdentity(INTERNAL_SECRET, got, r.json.method, r.json.url, fx.clock.ms);
+    const identity = verifyIdentity(INTERNAL_SECRET, got, r.json.method, r.json.url, fx.clock.ms)?.identity;
     expect(identity).toMatchObject({ ...expected, clientIp: '127.0.0.1' });
     expect(identity?.platformRole).not.toBe('superadmin');
   });
@@ -216,6 +236,21 @@ describe('request framing and odd requests', () => {
     const got = fx.upstream.received.slice(before);
     expect(got.map((r) => r.url)).toEqual(['/health']);
     expect(got[0]!.body).toBe(smuggled);
+  });
+
+  it('forwards a chunked body with its signed digest in a trailer (issue 8: the body is part of the signature)', async () => {
+    const before = fx.upstream.received.length;
+    const body = '{"name":"streamed"}';
+    const chunk = `${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`;
+    const res = await raw(
+      fx.port,
+      `POST /api/bots HTTP/1.1\r\nHost: gw\r\nAuthorization: Bearer ${fx.accessToken}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${chunk}`,
+    );
+    expect(res).toMatch(/^HTTP\/1\.1 200/);
+    const got = fx.upstream.received.slice(before)[0]!;
+    expect(got.body).toBe(body);
+    expect(got.headers['x-gateway-body-sha256']).toBe('trailer');
+    expect(got.headers.trailer).toBe('x-gateway-body-signature');
   });
 
   it('refuses Content-Length together with Transfer-Encoding', async () => {

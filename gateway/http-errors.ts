@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
-/** Every gateway error is JSON `{error, message}` (DECISIONS "Error body"). */
+import { ERROR_CSP, SECURITY_HEADERS } from './security-headers';
+
+/** Every gateway error is JSON `{error, message}` (DECISIONS "Error body") with the security headers. */
 export function sendError(
   res: ServerResponse,
   status: number,
@@ -13,6 +15,8 @@ export function sendError(
     return;
   }
   const body = JSON.stringify({ error, message });
+  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  res.setHeader('content-security-policy', ERROR_CSP);
   res.writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=utf-8',

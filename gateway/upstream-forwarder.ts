@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 
 export type Upstream = { host: string; port: number } | { socketPath: string };
@@ -15,12 +16,16 @@ export const HOP_BY_HOP = new Set([
   'proxy-authenticate',
 ]);
 
+/** How the request body travels: none, buffered (digest known up front) or streamed (digest in a trailer). */
+export type ForwardBody =
+  { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream'; trailer(digestHex: string): Record<string, string> };
+
 export interface ForwardRequest {
   method: string;
   path: string;
-  headers: OutgoingHttpHeaders;
-  /** False when the request has neither Content-Length (> 0) nor Transfer-Encoding. */
-  hasBody: boolean;
+  /** Called for every attempt, so a retry carries a fresh signature (each nonce is accepted once). */
+  headers(): OutgoingHttpHeaders;
+  body: ForwardBody;
   /** Added to the response unless the backend already set a header of that name (lower-case names). */
   responseHeaders: [string, string][];
   /** Called when the backend cannot be reached before any response byte was sent. */
@@ -35,9 +40,10 @@ export interface UpstreamForwarder {
 const isRetryable = (err: NodeJS.ErrnoException) => err.code === 'ECONNRESET' || err.code === 'EPIPE';
 
 /**
- * Streams a request to the backend over a keep-alive agent and streams the answer back chunk by chunk
- * (SSE headers are flushed at once). A body-less request that hits a keep-alive socket the backend just closed
- * is retried once on a fresh one.
+ * Sends a request to the backend over a keep-alive agent and streams the answer back chunk by chunk (SSE
+ * headers are flushed at once). A streamed body is hashed on its way and its signed digest follows as a
+ * trailer. A request whose body is not a stream that hits a keep-alive socket the backend just closed is
+ * retried once on a fresh one.
  */
 export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' });
@@ -46,9 +52,10 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
     let current!: http.ClientRequest;
     let settled = false;
+    const streamed = f.body.kind === 'stream';
 
     const send = (mayRetry: boolean): void => {
-      const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers });
+      const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers() });
       current = up;
       up.on('response', (upRes) => {
         settled = true;
@@ -56,15 +63,16 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
       });
       up.on('error', (err: NodeJS.ErrnoException) => {
         if (settled || res.destroyed) return;
-        if (mayRetry && !f.hasBody && up.reusedSocket && isRetryable(err)) return send(false);
+        if (mayRetry && !streamed && up.reusedSocket && isRetryable(err)) return send(false);
         settled = true;
-        if (f.hasBody) {
+        if (streamed) {
           req.unpipe(up);
           req.resume();
         }
         f.onUnreachable(err);
       });
-      if (f.hasBody) req.pipe(up);
+      if (f.body.kind === 'stream') pipeWithTrailer(req, up, f.body.trailer);
+      else if (f.body.kind === 'buffer') up.end(f.body.data);
       else up.end();
     };
 
@@ -79,6 +87,17 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
     forward,
     close: () => agent.destroy(),
   };
+}
+
+function pipeWithTrailer(req: IncomingMessage, up: http.ClientRequest, trailer: (digestHex: string) => Record<string, string>): void {
+  const hash = createHash('sha256');
+  req.on('data', (chunk: Buffer) => hash.update(chunk));
+  req.once('end', () => {
+    if (up.destroyed) return;
+    up.addTrailers(trailer(hash.digest('hex')));
+    up.end();
+  });
+  req.pipe(up, { end: false });
 }
 
 function relayResponse(upRes: IncomingMessage, res: ServerResponse, extra: [string, string][]): void {

@@ -1,3 +1,5 @@
+import { securityConfigSchemaProperties } from './security-config';
+
 /**
  * The platform's own configuration keys, validated with ajv at boot. Keys are environment variable names;
  * a config file (CONFIG_FILE, JSON or YAML) may set the same keys, and the environment wins. The keys of
@@ -74,6 +76,7 @@ export const configSchema = {
     },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, description: 'Time bound of one webhook attempt' },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
+    ...securityConfigSchemaProperties,
   },
   allOf: [{ if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } }],
 } as const;

@@ -8,6 +8,7 @@ import YAML from 'yaml';
 
 import { configSchema } from './config.schema';
 import type { PlatformConfig, Role } from './platform-config';
+import { securityConfigFrom } from './security-config';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -172,5 +173,6 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
     webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
     settings: Object.freeze({ ...raw }),
+    security: securityConfigFrom(raw),
   };
 }

@@ -1,3 +1,5 @@
+import type { SecurityConfig } from './security-config';
+
 export type Role = 'start' | 'gateway' | 'api' | 'worker' | 'migrate';
 
 export interface PlatformConfig {
@@ -39,4 +41,5 @@ export interface PlatformConfig {
    * (VECTOR_INDEX, ELASTICSEARCH_URL...) and plugins their declared secrets from here.
    */
   settings: Readonly<Record<string, unknown>>;
+  security: SecurityConfig;
 }

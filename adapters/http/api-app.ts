@@ -1,13 +1,15 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 
 import type { Operation } from '../../contracts/operation';
 import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
+import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
-import { verifyIdentity } from './identity-signature';
 import { mountOperations } from './mount-operations';
+import { signedRequests } from './signed-request';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -16,7 +18,16 @@ export interface ApiAppOptions {
   clock: Clock;
   resolveActor(identity: ForwardedIdentity): Promise<Actor | null>;
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
-  jsonLimit?: string;
+  /** Each gateway signature is accepted once (shared through Redis when configured). */
+  nonces: NonceRegistry;
+  /** Largest JSON body in bytes (default 25 MiB). */
+  jsonLimitBytes?: number;
+  /** Largest body of any kind, uploads included (default 64 MiB). */
+  maxBodyBytes?: number;
+  /** Deepest JSON nesting accepted (default 64). */
+  jsonMaxDepth?: number;
+  /** Oldest gateway signature accepted in ms (default 10 s). */
+  signatureMaxAgeMs?: number;
 }
 
 const UNSIGNED_PATHS = new Set(['/health']);
@@ -30,20 +41,22 @@ export function createApiApp(options: ApiAppOptions) {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
+  app.use(helmet({ strictTransportSecurity: false }));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (UNSIGNED_PATHS.has(req.path)) return next();
-    const identity = verifyIdentity(options.internalSecret, req.headers, req.method, req.originalUrl, options.clock.now().getTime());
-    if (!identity) {
-      res.status(401).json({ error: 'Authentication Failed', message: 'Requests must come through the gateway' });
-      return;
-    }
-    res.locals.identity = identity;
-    next();
+  const signed = signedRequests({
+    internalSecret: options.internalSecret,
+    clock: options.clock,
+    nonces: options.nonces,
+    maxAgeMs: options.signatureMaxAgeMs ?? 10_000,
+    maxJsonBytes: options.jsonLimitBytes ?? 25 * 1024 * 1024,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
+    jsonMaxDepth: options.jsonMaxDepth ?? 64,
+    log: options.log,
   });
-  app.use(express.json({ limit: options.jsonLimit ?? '25mb', type: ['application/json', 'application/*+json'] }));
+  app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
@@ -55,6 +68,8 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err);
+    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+    if (status === 429 && typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
     if (status >= 500) options.log?.('error', `${req.method} ${req.path} failed`, err);
     if (res.headersSent) {
       res.end();

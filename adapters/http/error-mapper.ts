@@ -51,6 +51,14 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
     return { status: 400, body: { error: 'Validation Error', message: 'Request body is not valid JSON' } };
   }
   if (status === 413) return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large' } };
+  // Router and parser refusals of malformed requests (e.g. a path parameter that is not valid percent-encoded
+  // UTF-8): client errors, not server errors. Found by the contract fuzzer.
+  if (e instanceof URIError || (status === 400 && (e as { expose?: boolean }).expose !== false)) {
+    return {
+      status: 400,
+      body: { error: 'Validation Error', message: 'The request is malformed (e.g. bad percent-encoding in the path)' },
+    };
+  }
   return { status: 500, body: { error: 'Internal Server Error', message: 'An unexpected error occurred' } };
 }
 

@@ -7,6 +7,7 @@ import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { DomainError } from '../../core/shared/errors';
 import type { HandlerContext, HandlerMap } from './handler';
+import { assertNoNul } from './json-body';
 
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, removeAdditional: false });
 addFormats(ajv);
@@ -67,6 +68,9 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
         if (o.body && o.body !== 'multipart' && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
           throw new DomainError('VALIDATION', 'Request body must be a JSON object');
         }
+        // NUL cannot be stored in Postgres text nor searched: refused here, before any use case sees it.
+        assertNoNul(ctx.params, 'params');
+        assertNoNul(ctx.query, 'query');
         check(params, ctx.params, 'params');
         check(query, ctx.query, 'query');
         check(body, ctx.body, 'body');

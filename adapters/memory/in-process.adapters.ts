@@ -1,3 +1,4 @@
+import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import type { RateLimitStore } from '../../core/ports/rate-limit-store';
 import { type AdapterLog, defineAdapter } from '../kit/adapter-definition';
 import type { Messaging } from '../kit/port-shapes';
@@ -27,5 +28,16 @@ export const inProcessRateLimitStore = defineAdapter<RateLimitStore>({
   async create() {
     const { InProcessRateLimitStore } = await import('./in-process.rate-limit-store');
     return new InProcessRateLimitStore();
+  },
+});
+
+/** NONCE_REGISTRY=in-process (default): one-time signatures remembered by this process. */
+export const inProcessNonceRegistry = defineAdapter<NonceRegistry>({
+  id: 'in-process',
+  description: 'In this process (one api)',
+  selectedWhen: [],
+  async create() {
+    const { InProcessNonceRegistry } = await import('./in-process.nonce-registry');
+    return new InProcessNonceRegistry();
   },
 });

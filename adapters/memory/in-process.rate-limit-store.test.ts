@@ -16,30 +16,31 @@ rateLimitStoreConformance('in-process', async () => {
   };
 });
 
-describe('InProcessRateLimitStore memory bounds', () => {
-  it('sweeps expired windows', async () => {
-    const clock = new FakeClock();
-    const store = new InProcessRateLimitStore({ clock, sweepIntervalMs: 1000 });
-    for (let i = 0; i < 50; i++) await store.hit(`ip-${i}`, 5, 1);
-    expect(store.size).toBe(50);
-    clock.ms += 2000;
-    await store.hit('fresh', 5, 1);
-    expect(store.size).toBe(1);
-  });
-
-  it('never holds more than maxKeys windows', async () => {
-    const store = new InProcessRateLimitStore({ clock: new FakeClock(), maxKeys: 100 });
-    for (let i = 0; i < 1000; i++) await store.hit(`ip-${i}`, 5, 60);
-    expect(store.size).toBeLessThanOrEqual(100);
-    // the newest windows survive eviction
-    expect((await store.hit('ip-999', 1, 60)).allowed).toBe(false);
-  });
-
-  it('reports the remaining seconds of the window in Retry-After', async () => {
+describe('InProcessRateLimitStore sliding window', () => {
+  it('does not allow the fixed window’s double burst across a window boundary', async () => {
     const clock = new FakeClock();
     const store = new InProcessRateLimitStore({ clock });
-    await store.hit('k', 1, 60);
-    clock.ms += 30_500;
-    expect((await store.hit('k', 1, 60)).retryAfterSeconds).toBe(30);
+    clock.ms += 59_000; // the last second of a window
+    let allowed = 0;
+    for (let i = 0; i < 10; i++) if ((await store.hit('k', 10, 60)).allowed) allowed++;
+    clock.ms += 2000; // the first second of the next one
+    for (let i = 0; i < 10; i++) if ((await store.hit('k', 10, 60)).allowed) allowed++;
+    // a fixed window would allow 20 within these two seconds
+    expect(allowed).toBe(10);
+  });
+
+  it('tells in Retry-After when the next hit fits, and that hit is then allowed', async () => {
+    const clock = new FakeClock();
+    const store = new InProcessRateLimitStore({ clock });
+    for (let i = 0; i < 4; i++) await store.hit('k', 4, 60);
+    clock.ms += 30_000;
+    const refused = await store.hit('k', 4, 60);
+    expect(refused.allowed).toBe(false);
+    // 4 hits in window 0: in window 1 a fifth fits once 4 × (1 − f) + 1 ≤ 4, i.e. f ≥ 1/4 → 60 + 15 − 30 = 45 s
+    expect(refused.retryAfterSeconds).toBe(45);
+    clock.ms += 44_000;
+    expect((await store.hit('k', 4, 60)).allowed).toBe(false);
+    clock.ms += 1000;
+    expect((await store.hit('k', 4, 60)).allowed).toBe(true);
   });
 });

@@ -113,6 +113,14 @@ describe('SsrfGuardedFetcher refuses internal targets', () => {
     ['name resolving to metadata', () => 'http://metadata.test/'],
     ['name resolving to CGNAT', () => 'http://cgnat.test/'],
     ['name resolving to 0.0.0.0', (p) => `http://zero.test:${p}/`],
+    // grown with issue 8
+    ['credentials before a loopback host', (p) => `http://user:pass@127.0.0.1:${p}/`],
+    ['public-looking credentials, loopback host', (p) => `http://example.com@127.0.0.1:${p}/`],
+    ['IPv4-mapped, expanded', (p) => `http://[0:0:0:0:0:ffff:7f00:0001]:${p}/`],
+    ['IPv4-translated (::ffff:0:a.b.c.d)', (p) => `http://[::ffff:0:127.0.0.1]:${p}/`],
+    ['metadata, decimal', () => 'http://2852039166/latest/meta-data/'],
+    ['metadata, hex', () => 'http://0xa9fea9fe/'],
+    ['this-network 0.0.0.1', () => 'http://0.0.0.1/'],
     ['name resolving to benchmarking', () => 'http://bench.test/'],
     ['AAAA-only ::1', (p) => `http://aaaa-loopback.test:${p}/`],
     ['AAAA-only fd00::1', () => 'http://aaaa-ula.test/'],
@@ -155,12 +163,13 @@ describe('SsrfGuardedFetcher refuses internal targets', () => {
     expect(error).toMatchObject({ code: 'UNSUPPORTED_URL' });
   });
 
-  it('says why an address was refused', async () => {
-    await expect(fetcher.fetch({ url: `http://0x7f.1:${P}/` })).rejects.toThrow('URL resolves to a non-public address (loopback)');
-    await expect(fetcher.fetch({ url: 'http://mixed.test/' })).rejects.toMatchObject({
-      code: 'UNSUPPORTED_URL',
-      details: { host: 'mixed.test', address: '127.0.0.1', range: 'loopback' },
-    });
+  it('tells the caller only that the address is not allowed, and keeps the reason for logs', async () => {
+    await expect(fetcher.fetch({ url: `http://0x7f.1:${P}/` })).rejects.toThrow(/^The URL address is not allowed$/);
+    const error = (await fetcher.fetch({ url: 'http://mixed.test/' }).catch((e: unknown) => e)) as DomainError & { reason: unknown };
+    expect(error).toMatchObject({ code: 'UNSUPPORTED_URL', message: 'The URL address is not allowed', details: undefined });
+    expect(error.reason).toEqual({ host: 'mixed.test', address: '127.0.0.1', range: 'loopback' });
+    // nothing of the reason reaches a serialised body
+    expect(JSON.stringify({ ...error, message: error.message })).not.toMatch(/127\.0\.0\.1|loopback|mixed/);
     await expect(fetcher.fetch({ url: 'gopher://example.com/' })).rejects.toThrow(/scheme gopher: is not supported/);
   });
 

@@ -68,6 +68,18 @@ const RESERVED_HEADERS = new Set([
 /** Headers that must not follow a redirect to another origin. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
+/** What a caller is told when an address is refused: nothing that maps internal names or ranges. */
+export const ADDRESS_NOT_ALLOWED = 'The URL address is not allowed';
+
+/**
+ * Refusal of an internal or special address. The reason (host, address, range) stays on the error for logs
+ * and tests as a non-enumerable `reason`; the message and body say only that the address is not allowed.
+ */
+function addressRefused(reason: Record<string, string>): DomainError {
+  const error = new DomainError('UNSUPPORTED_URL', ADDRESS_NOT_ALLOWED);
+  Object.defineProperty(error, 'reason', { value: reason, enumerable: false });
+  return error;
+}
 const refused = (message: string, details?: unknown) => new DomainError('UNSUPPORTED_URL', message, details);
 const upstream = (message: string, details?: unknown) => new DomainError('UPSTREAM_FAILED', message, details);
 
@@ -220,15 +232,11 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
   private async resolve(url: URL, signal: AbortSignal): Promise<PinnedTarget> {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
     const host = classifyHost(url.hostname);
-    if (host.kind === 'refused') throw refused(`URL host is not allowed (${host.reason})`, { host: url.hostname });
+    if (host.kind === 'refused') throw addressRefused({ host: url.hostname, why: host.reason });
     const verdicts = host.kind === 'ip' ? [host.verdict] : await this.resolveName(host.name, signal);
     for (const verdict of verdicts) {
       if (!verdict.allowed && !this.allowed.has(endpointKey(verdict, port))) {
-        throw refused(`URL resolves to a non-public address (${verdict.range})`, {
-          host: url.hostname,
-          address: verdict.address,
-          range: verdict.range,
-        });
+        throw addressRefused({ host: url.hostname, address: verdict.address, range: verdict.range });
       }
     }
     const [first] = verdicts;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 import { rateLimitStoreConformance } from '../../test/conformance/rate-limit-store.conformance';
-import { type RateLimitRedisClient, RedisRateLimitStore } from './redis.rate-limit-store';
+import { RedisRateLimitStore } from './redis.rate-limit-store';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const real = process.env.TEST_REAL_SERVICES === '1';
@@ -23,64 +23,44 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   rateLimitStoreConformance('redis', async () => {
     const prefix = `test:gateway-ratelimit:${randomUUID()}:`;
     prefixes.push(prefix);
-    return { store: new RedisRateLimitStore({ url: REDIS_URL, prefix }), advance: sleep };
+    const store = new RedisRateLimitStore({ url: REDIS_URL, prefix });
+    expect(await store.ready()).toBe(true);
+    return { store, advance: sleep };
   });
 
-  it('sets the window expiry on the first hit (atomic INCR + PEXPIRE)', async () => {
+  it('shares one limit between two stores (two replicas) on the same Redis', async () => {
     const prefix = `test:gateway-ratelimit:${randomUUID()}:`;
     prefixes.push(prefix);
-    const store = new RedisRateLimitStore({ url: REDIS_URL, prefix });
-    const redis = new Redis(REDIS_URL);
+    const a = new RedisRateLimitStore({ url: REDIS_URL, prefix });
+    const b = new RedisRateLimitStore({ url: REDIS_URL, prefix });
     try {
-      await store.hit('ip:1.2.3.4', 5, 30);
-      const ttl = await redis.pttl(`${prefix}30:ip:1.2.3.4`);
-      expect(ttl).toBeGreaterThan(0);
-      expect(ttl).toBeLessThanOrEqual(30_000);
-      // a key that lost its TTL gets it back instead of counting forever
-      await redis.persist(`${prefix}30:ip:1.2.3.4`);
-      await store.hit('ip:1.2.3.4', 5, 30);
-      expect(await redis.pttl(`${prefix}30:ip:1.2.3.4`)).toBeGreaterThan(0);
+      expect(await a.ready()).toBe(true);
+      expect(await b.ready()).toBe(true);
+      const decisions = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? a : b).hit('user:1', 25, 60)));
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(25);
     } finally {
-      await store.close();
-      await redis.quit();
+      await a.close();
+      await b.close();
     }
   });
 });
 
-describe('RedisRateLimitStore with an injected client', () => {
-  it('loads the script with EVAL on NOSCRIPT, then uses EVALSHA, and leaves the client open', async () => {
-    const calls: string[] = [];
-    let loaded = false;
-    const client: RateLimitRedisClient = {
-      evalsha: async (_sha, _n, key) => {
-        calls.push(`evalsha ${String(key)}`);
-        if (!loaded) throw new Error('NOSCRIPT No matching script. Please use EVAL.');
-        return [2, 42_000];
-      },
-      eval: async (_script, _n, key, windowMs) => {
-        calls.push(`eval ${String(key)} ${String(windowMs)}`);
-        loaded = true;
-        return [1, 60_000];
-      },
-      quit: async () => {
-        calls.push('quit');
-      },
-    };
-    const store = new RedisRateLimitStore({ client, prefix: 'p:' });
-    expect(await store.hit('k', 1, 60)).toEqual({ allowed: true, limit: 1, remaining: 0, retryAfterSeconds: 0 });
-    expect(await store.hit('k', 1, 60)).toEqual({ allowed: false, limit: 1, remaining: 0, retryAfterSeconds: 42 });
-    await store.close();
-    expect(calls).toEqual(['evalsha p:60:k', 'eval p:60:k 60000', 'evalsha p:60:k']);
-  });
-
-  it('propagates connection errors (the gateway decides whether to fail open)', async () => {
-    const client: RateLimitRedisClient = {
-      evalsha: async () => {
-        throw new Error('ECONNREFUSED');
-      },
-      eval: async () => [1, 1],
-      quit: async () => undefined,
-    };
-    await expect(new RedisRateLimitStore({ client }).hit('k', 1, 1)).rejects.toThrow('ECONNREFUSED');
+describe('RedisRateLimitStore when Redis is unreachable', () => {
+  it('keeps limiting with the in-process insurance limiter instead of failing open', async () => {
+    const fallbacks: unknown[] = [];
+    // Nothing listens on port 1: every command fails at once (no offline queue).
+    const store = new RedisRateLimitStore({ url: 'redis://127.0.0.1:1', prefix: 'p:', onFallback: (e) => fallbacks.push(e) });
+    try {
+      expect(await store.ready(200)).toBe(false);
+      const decisions = [];
+      for (let i = 0; i < 5; i++) decisions.push(await store.hit('ip:1.2.3.4', 3, 60));
+      expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+      expect(decisions[3]!.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect((await store.peek('ip:1.2.3.4', 3, 60)).allowed).toBe(false);
+      await store.reset('ip:1.2.3.4', 60);
+      expect((await store.hit('ip:1.2.3.4', 3, 60)).allowed).toBe(true);
+    } finally {
+      await store.close();
+    }
   });
 });

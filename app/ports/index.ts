@@ -5,6 +5,7 @@
 import { blobStorePort } from './blob-store.port';
 import { chatPort } from './chat.port';
 import { embeddingsPort, rerankPort, speechPort, transcriptionPort, visionPort } from './model-capabilities.port';
+import { nonceRegistryPort } from './nonce-registry.port';
 import type { PlatformPort } from './platform-port';
 import { queuePort } from './queue.port';
 import { rateLimitStorePort } from './rate-limit-store.port';
@@ -15,6 +16,7 @@ export const platformPorts: readonly PlatformPort[] = [
   blobStorePort,
   queuePort,
   rateLimitStorePort,
+  nonceRegistryPort,
   chatPort,
   embeddingsPort,
   rerankPort,

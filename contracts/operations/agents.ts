@@ -16,7 +16,9 @@ export const agentOperations = [
     method: 'post',
     path: '/api/bots',
     summary:
-      'Create an agent (members and above; viewers cannot). isDraft false needs a linked knowledge base with an indexed document; the plan caps the agent count (403 plan_limit). Creates version 1.',
+      'Create an agent (members and above; viewers cannot). ' +
+      'isDraft false (the default) takes the agent live without review only for owners and admins (audited as agent.publish_without_review); for a member it submits the agent for review (status pending_review). Either way it needs a linked knowledge base with an indexed document (400 Knowledge base not ready). A rejected agent leaves that state only through submit-review (isDraft false on it: 409).' +
+      ' The plan caps the agent count (403 plan_limit). Creates version 1.',
     tags,
     auth: 'user',
     body: s.createAgentBody,
@@ -76,7 +78,8 @@ export const agentOperations = [
     method: 'put',
     path: '/api/bots/:id',
     summary:
-      'Partial update: only supplied fields change; knowledgeBaseIds replaces the set ([] unlinks all). Creates a version snapshot (permission edit).',
+      'Partial update: only supplied fields change; knowledgeBaseIds replaces the set ([] unlinks all). Creates a version snapshot (permission edit). ' +
+      'isDraft false (the default) takes the agent live without review only for owners and admins (audited as agent.publish_without_review); for a member it submits the agent for review (status pending_review). Either way it needs a linked knowledge base with an indexed document (400 Knowledge base not ready). A rejected agent leaves that state only through submit-review (isDraft false on it: 409).',
     tags,
     auth: 'user',
     params: idParams,

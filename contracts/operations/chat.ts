@@ -121,12 +121,13 @@ export const chatOperations = [
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/variables',
     summary:
-      'Merge server-side variables into the conversation: {variables: {name: value}, sensitive: ["name"]}. Sensitive variables are usable in prompts ({{user.name}}) and never returned; null removes a variable (permission use).',
+      'Merge server-side variables into the conversation: {variables: {name: value}, sensitive: ["name"]}. Sensitive variables are usable in prompts ({{user.name}}) and never returned; null removes a variable (permission use). ' +
+      'Variables set by a signed context token at conversation creation are read-only: writing or removing one is 409 Conflict.',
     tags,
     auth: 'user',
     params: convParams,
     body: s.variablesBody,
-    responses: { '200': { description: 'Variables after the merge', schema: s.variablesResponse }, ...errors(400, 401, 403, 404) },
+    responses: { '200': { description: 'Variables after the merge', schema: s.variablesResponse }, ...errors(400, 401, 403, 404, 409) },
   }),
   op({
     operationId: 'getConversationVariables',

@@ -9,21 +9,25 @@ export const identityOperations = [
     operationId: 'register',
     method: 'post',
     path: '/api/auth/register',
-    summary: 'Create a user and their organization (owner)',
+    summary:
+      'Create a user and their organization (owner). The password needs PASSWORD_MIN_LENGTH characters (default 8) and must ' +
+      'not be a common password; registrations per client address are limited (429 with Retry-After).',
     tags: ['auth'],
     auth: 'open',
     body: s.registerBody,
-    responses: { '201': session, ...errors(400, 409) },
+    responses: { '201': session, ...errors(400, 409, 429) },
   }),
   op({
     operationId: 'login',
     method: 'post',
     path: '/api/auth/login',
-    summary: 'Sign in with email and password',
+    summary:
+      'Sign in with email and password. Failed sign-ins are limited per account and per client address: past the limit ' +
+      'the account is locked for the window (429 with Retry-After, even with the right password).',
     tags: ['auth'],
     auth: 'open',
     body: s.loginBody,
-    responses: { '200': session, ...errors(400, 401, 403) },
+    responses: { '200': session, ...errors(400, 401, 403, 429) },
   }),
   op({
     operationId: 'refresh',

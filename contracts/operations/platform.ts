@@ -23,7 +23,7 @@ export const platformOperations = [
     operationId: 'wallet',
     method: 'get',
     path: '/api/billing/wallet',
-    summary: 'Credit balance and recent billing events of the active organization',
+    summary: 'Credit balance and recent billing events of the active organization (owners and admins; 403 for other roles)',
     tags: ['billing'],
     auth: 'user',
     responses: {

@@ -302,7 +302,7 @@ export const publicChatOperations = [
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/operator-events',
     summary:
-      'A human operator (permission use on the agent) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events',
+      'A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events',
     tags,
     auth: 'user',
     params: obj({ id, convId: id }),

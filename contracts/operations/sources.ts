@@ -9,8 +9,8 @@ const obj = <const P extends Record<string, unknown>, const R extends readonly (
   required?: R,
 ) => ({ type: 'object', required: required ?? (Object.keys(properties) as (keyof P & string)[]), properties }) as const;
 const nullableString = { type: ['string', 'null'] };
-const kbParams = obj({ id: { type: 'string' } });
-const sourceParams = obj({ id: { type: 'string' }, sourceId: { type: 'string' } });
+const kbParams = obj({ id: { type: 'string', format: 'uuid' } });
+const sourceParams = obj({ id: { type: 'string', format: 'uuid' }, sourceId: { type: 'string', format: 'uuid' } });
 
 export const sourceSchema = obj(
   {

@@ -43,7 +43,12 @@ const agentFields = {
     description:
       'Knowledge base ids (UUIDs). Missing, of another organization or not editable by the caller: 400 invalid_knowledge_base_ids. On update the whole set is replaced; [] unlinks all.',
   },
-  isDraft: { type: 'boolean', description: 'false (the default on create) makes the agent live and needs a ready knowledge base' },
+  isDraft: {
+    type: 'boolean',
+    description:
+      'false (the default on create): owners and admins take the agent live without review (audited); for members it submits ' +
+      'the agent for review (pending_review). Needs a ready knowledge base. A rejected agent must go through submit-review.',
+  },
   streamingEnabled: { type: 'boolean' },
   fileUploadsEnabled: { type: 'boolean' },
   voiceEnabled: { type: 'boolean' },

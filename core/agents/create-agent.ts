@@ -3,10 +3,12 @@ import { requireOrgPermission } from '../identity/policy';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { Agent } from './agent';
+import { isReviewer } from './agent-access';
 import type { AgentDeps } from './agent-deps';
 import { type AgentInput, recordVersion, statusPatch } from './agent-input';
 import { knowledgeReady, validateKnowledgeBaseIds } from './agent-knowledge';
 import { toAgentView } from './agent-view';
+import { auditPublishWithoutReview } from './publish-audit';
 import { applyMove } from './publishing-state';
 
 /** Spec 8 plan limits: agents that are not deleted count against the organization's plan. */
@@ -70,8 +72,11 @@ export async function insertAgent(
   await repos.agentKnowledge.replaceLinks(organizationId, draft.id, knowledgeBaseIds, now);
   let agent = draft;
   if (input.isDraft === false) {
-    const result = applyMove(draft.status, 'mark_live', { reviewer: false, knowledgeReady: await knowledgeReady(repos, draft.id) });
+    // Owners and admins go live at once (audited); members submit the new agent for review.
+    const reviewer = isReviewer(actor);
+    const result = applyMove(draft.status, 'mark_live', { reviewer, knowledgeReady: await knowledgeReady(repos, draft.id) });
     agent = (await repos.agents.update(organizationId, draft.id, statusPatch(draft, 'mark_live', result, now, actor.userId)))!;
+    await auditPublishWithoutReview(deps, repos, actor, agent, 'new');
   }
   await recordVersion(repos, deps, agent, knowledgeBaseIds, input.notes ?? 'Initial version', now, actor.userId);
   return { agent, knowledgeBaseIds };

@@ -27,7 +27,25 @@ describe('agent publishing state machine', () => {
     });
     expect(code(() => applyMove('pending_review', 'reject', { ...admin, feedback: '   ' }))).toBe('VALIDATION');
     expect(applyMove('rejected', 'submit_review', member)).toEqual({ status: 'pending_review', isDraft: true });
-    expect(applyMove('rejected', 'mark_draft', member)).toEqual({ status: 'draft', isDraft: true });
+  });
+
+  it('lets a rejected agent leave only through submit_review (DECISIONS "Publishing without review")', () => {
+    for (const ctx of [member, admin]) {
+      expect(code(() => applyMove('rejected', 'mark_live', ctx))).toBe('INVALID_STATE');
+      expect(code(() => applyMove('rejected', 'publish', ctx))).toBe('INVALID_STATE');
+      // isDraft true on a rejected agent saves the rest and changes nothing
+      expect(applyMove('rejected', 'mark_draft', ctx)).toEqual({ status: 'rejected', isDraft: true });
+    }
+  });
+
+  it('isDraft false takes an agent live for reviewers and submits it for review for members', () => {
+    expect(applyMove('draft', 'mark_live', admin)).toEqual({ status: 'published', isDraft: false });
+    expect(applyMove('pending_review', 'mark_live', admin)).toEqual({ status: 'published', isDraft: false });
+    expect(applyMove('draft', 'mark_live', member)).toEqual({ status: 'pending_review', isDraft: true });
+    expect(applyMove('pending_review', 'mark_live', member)).toEqual({ status: 'pending_review', isDraft: true });
+    expect(applyMove('approved', 'mark_live', member)).toEqual({ status: 'published', isDraft: false });
+    expect(applyMove('published', 'mark_live', member)).toEqual({ status: 'published', isDraft: false });
+    expect(code(() => applyMove('draft', 'mark_live', { ...member, knowledgeReady: false }))).toBe('KNOWLEDGE_BASE_NOT_READY');
   });
 
   it('keeps approve and reject for owners and admins', () => {
@@ -45,7 +63,7 @@ describe('agent publishing state machine', () => {
   });
 
   it('lets reviewers publish without review, but not members', () => {
-    for (const from of ['draft', 'pending_review', 'rejected'] as AgentStatus[]) {
+    for (const from of ['draft', 'pending_review'] as AgentStatus[]) {
       expect(applyMove(from, 'publish', admin).status).toBe('published');
       expect(code(() => applyMove(from, 'publish', member))).toBe('INVALID_STATE');
     }
@@ -61,6 +79,8 @@ describe('agent publishing state machine', () => {
       ['published', 'publish'],
       ['published', 'approve'],
       ['rejected', 'approve'],
+      ['rejected', 'publish'],
+      ['rejected', 'mark_live'],
       ['pending_review', 'submit_review'],
     ];
     for (const [from, move] of invalid)

@@ -4,6 +4,7 @@ import type { AgentDeps } from './agent-deps';
 import { statusPatch } from './agent-input';
 import { knowledgeReady } from './agent-knowledge';
 import { toAgentView } from './agent-view';
+import { auditPublishWithoutReview } from './publish-audit';
 import { applyMove, type PublishingMove } from './publishing-state';
 
 const messages: Record<string, string> = {
@@ -34,6 +35,7 @@ export async function moveAgent(
       ...statusPatch(agent, move, result, now, actor.userId),
       updatedAt: now,
     }))!;
+    await auditPublishWithoutReview(deps, repos, actor, updated, agent.status);
     return { success: true, bot: toAgentView(updated), status: updated.status, message: messages[move] };
   });
 }

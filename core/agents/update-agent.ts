@@ -9,6 +9,7 @@ import { type AgentInput, CONFIG_FIELDS, configPatch, recordVersion, statusPatch
 import { knowledgeReady, validateKnowledgeBaseIds } from './agent-knowledge';
 import type { AgentSnapshot } from './agent-version';
 import { toAgentView } from './agent-view';
+import { auditPublishWithoutReview } from './publish-audit';
 import { applyMove } from './publishing-state';
 
 const describeChange = (input: AgentInput) => {
@@ -41,6 +42,7 @@ async function applyChanges(
   }
   const updated = await repos.agents.update(agent.organizationId, agent.id, patch);
   if (!updated) throw new DomainError('NOT_FOUND', 'Agent not found');
+  await auditPublishWithoutReview(deps, repos, actor, updated, agent.status);
   const links = knowledgeBaseIds ?? (await repos.agentKnowledge.linkedIds(agent.id));
   const version = await recordVersion(repos, deps, updated, links, notes, now, actor.userId);
   return { agent: updated, knowledgeBaseIds: links, version };

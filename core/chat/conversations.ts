@@ -95,7 +95,8 @@ const variablesView = (c: Conversation) => ({ variables: c.variables, sensitive:
 
 /**
  * `POST /api/bots/:id/conversations/:convId/variables`: merges into the conversation's variable store. A name is
- * either plain or sensitive: writing it moves it to the store its `sensitive` flag says.
+ * either plain or sensitive: writing it moves it to the store its `sensitive` flag says. Names set by a signed
+ * context token are read-only (409 Conflict).
  */
 export async function setConversationVariables(
   deps: ChatDeps,
@@ -115,6 +116,14 @@ export async function setConversationVariables(
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, agentId, 'use');
     const c = await loadConversation(repos, viewerOf(actor), conversationId, agent.id);
+    // Values from a signed context token were vouched for by the agent's server: the conversation cannot replace them.
+    const signed = new Set(c.signedVariableNames ?? []);
+    const locked = Object.keys(variables).filter((name) => signed.has(name));
+    if (locked.length) {
+      throw new DomainError('CONFLICT', `These variables come from a signed context token and are read-only: ${locked.join(', ')}`, {
+        readOnly: locked,
+      });
+    }
     const plain = { ...c.variables };
     const secret = { ...c.sensitiveVariables };
     for (const [name, value] of Object.entries(variables)) {

@@ -48,6 +48,7 @@ export async function startConversation(
     title: null,
     variables,
     sensitiveVariables: sensitive,
+    signedVariableNames: Object.keys(sensitive),
     createdAt: now.toISOString(),
     updatedAt: now.toISOString(),
     deletedAt: null,

@@ -32,6 +32,8 @@ export interface Conversation {
   variables: VariableValues;
   /** Usable in prompts, never returned by any endpoint. */
   sensitiveVariables: VariableValues;
+  /** Names that came from a signed context token: read-only for the conversation. */
+  signedVariableNames?: string[];
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;

@@ -1,7 +1,9 @@
 import { DomainError } from '../shared/errors';
 import { createAccount } from './create-account';
 import type { IdentityDeps } from './identity-deps';
+import { assertAcceptablePassword } from './password-policy';
 import { issueSession, type Session } from './session';
+import { assertRegistrationAllowed, assertSignInAllowed, recordSignInFailure, recordSignInSuccess } from './sign-in-limits';
 import type { User } from './user';
 
 export interface RegisterInput {
@@ -15,7 +17,9 @@ export function assertActive(user: User) {
   if (user.status !== 'active') throw new DomainError('ACCOUNT_SUSPENDED', 'This account is suspended');
 }
 
-export async function register(deps: IdentityDeps, input: RegisterInput): Promise<Session> {
+export async function register(deps: IdentityDeps, input: RegisterInput, clientIp: string | null = null): Promise<Session> {
+  assertAcceptablePassword(deps.passwordPolicy, input.password);
+  await assertRegistrationAllowed(deps.signInLimits, clientIp);
   const email = input.email.trim().toLowerCase();
   const displayName = input.displayName?.trim() || email.split('@')[0];
   const organizationName = input.organizationName?.trim() || `${displayName}'s Organization`;
@@ -34,14 +38,28 @@ export async function register(deps: IdentityDeps, input: RegisterInput): Promis
   });
 }
 
-export async function login(deps: IdentityDeps, input: { email: string; password: string }): Promise<Session> {
+/**
+ * Password sign-in. A locked account (too many failures in the window) or address is refused with 429 before
+ * the password is looked at, so a locked account stays locked even with the right password; the same holds
+ * for an email with no account, so locks do not reveal accounts either.
+ */
+export async function login(
+  deps: IdentityDeps,
+  input: { email: string; password: string },
+  clientIp: string | null = null,
+): Promise<Session> {
+  await assertSignInAllowed(deps.signInLimits, input.email, clientIp);
   const user = await deps.store.repos.users.findByEmail(input.email.trim());
   let ok = false;
   if (user?.passwordHash) ok = await deps.passwords.verify(input.password, user.passwordHash);
   // Same cost whether or not the account exists (or has a password), so response times do not reveal accounts.
   else await deps.passwords.hash(input.password);
-  if (!user || !ok) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid email or password');
+  if (!user || !ok) {
+    await recordSignInFailure(deps.signInLimits, input.email, clientIp);
+    throw new DomainError('AUTHENTICATION_FAILED', 'Invalid email or password');
+  }
   assertActive(user);
+  await recordSignInSuccess(deps.signInLimits, input.email);
   return deps.store.transaction((repos) => issueSession(deps, repos, user, null));
 }
 
@@ -54,7 +72,9 @@ export async function refresh(deps: IdentityDeps, refreshToken: string): Promise
     const record = await repos.refreshTokens.findById(claims.jti);
     if (!record || record.revokedAt || record.userId !== claims.userId) return 'invalid' as const;
     if (!(await repos.refreshTokens.markUsed(record.id, now))) {
+      // A spent token came back: someone holds a copy. Revoke the family and every access token issued so far.
       await repos.refreshTokens.revokeFamily(record.familyId, now);
+      await repos.users.bumpTokenVersion(record.userId, now);
       return 'reused' as const;
     }
     const user = await repos.users.findById(record.userId);

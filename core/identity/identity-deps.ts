@@ -2,6 +2,8 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Store } from '../ports/store';
 import type { PasswordHasher } from './password-hasher';
+import type { PasswordPolicy } from './password-policy';
+import type { SignInLimits } from './sign-in-limits';
 import type { TokenSigner } from './token-claims';
 
 /** The plan a new organization starts on (the organizations area's PlanLimits; identity only hands it over). */
@@ -26,6 +28,10 @@ export interface IdentityDeps {
   tokens: TokenSigner;
   passwords: PasswordHasher;
   settings: IdentitySettings;
+  /** Brute-force and sign-up limits (absent: none, e.g. in unit tests). */
+  signInLimits?: SignInLimits;
+  /** Length and common-password rules for new passwords (absent: 8 characters minimum). */
+  passwordPolicy?: PasswordPolicy;
 }
 
 export const ACCESS_TOKEN_SECONDS = 24 * 3600;

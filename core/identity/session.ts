@@ -84,6 +84,7 @@ export async function issueSession(
     organizations,
     iat,
     exp: iat + deps.settings.accessTokenSeconds,
+    tokenVersion: user.tokenVersion ?? 0,
   });
   const refreshToken = deps.tokens.sign({
     typ: 'refresh',

@@ -16,6 +16,8 @@ export interface AccessTokenClaims {
   organizations: OrganizationClaim[];
   iat: number;
   exp: number;
+  /** The user's token version at issue; a later bump (revocation) refuses the token. Absent means 0. */
+  tokenVersion?: number;
 }
 
 /** A refresh token works once (rotation); `fam` ties the rotations together so reuse revokes them all. */
@@ -51,6 +53,8 @@ export interface ForwardedIdentity {
   apiKeyId: string | null;
   apiKeyScopes: string[];
   clientIp: string;
+  /** Token version of the verified access token (null for API keys and anonymous callers). */
+  tokenVersion?: number | null;
 }
 
 export interface ApiKeyPrincipal {

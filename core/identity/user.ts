@@ -15,6 +15,8 @@ export interface User {
   googleSubject: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Access tokens issued under an older version are refused (0 for a new account). */
+  tokenVersion?: number;
 }
 
 export interface UserRepository {
@@ -29,6 +31,8 @@ export interface UserRepository {
     patch: Partial<Pick<User, 'displayName' | 'emailVerified' | 'googleSubject' | 'status' | 'platformRole' | 'passwordHash'>>,
     at: string,
   ): Promise<void>;
+  /** Refuses every access token issued so far (the version goes up by one); returns the new version. */
+  bumpTokenVersion(id: string, at: string): Promise<number>;
 }
 
 export interface RefreshTokenRecord {

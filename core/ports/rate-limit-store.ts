@@ -6,10 +6,19 @@ export interface RateLimitDecision {
   retryAfterSeconds: number;
 }
 
-/** Counts hits per key in a fixed window. */
+/**
+ * Counts hits per key in a sliding window of `windowSeconds` (at most `limit` hits in any window-long span,
+ * up to the adapter's approximation). Adapters never fail open: a store that cannot be reached is backed by
+ * an in-process limiter.
+ */
 export interface RateLimitStore {
   readonly id: string;
+  /** Counts one hit (refused hits are not counted) and says whether it is allowed. */
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /** What a hit would get now, without counting one. */
+  peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /** Forgets the key's hits (e.g. failed sign-ins after a success). */
+  reset(key: string, windowSeconds: number): Promise<void>;
   close(): Promise<void>;
 }
 export const RATE_LIMIT_STORE = Symbol.for('RateLimitStore');

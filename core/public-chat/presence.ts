@@ -59,7 +59,7 @@ export interface OperatorEventInput {
 const OPERATOR_MESSAGE_MAX = 10_000;
 
 /**
- * `POST /api/bots/:id/conversations/:convId/operator-events`: needs `use` on the agent; the conversation must
+ * `POST /api/bots/:id/conversations/:convId/operator-events`: needs `edit` on the agent (operators, DECISIONS "Operator inbox"; viewers only chat); the conversation must
  * be one of this agent's (any visitor's or member's; 404 otherwise). operator.message is also saved to the
  * conversation, so it stays in the visitor's history and the model's context.
  */
@@ -71,7 +71,7 @@ export async function publishOperatorEvent(
   input: OperatorEventInput,
 ): Promise<{ event: PresenceEvent }> {
   const chat = deps.chat;
-  const agent = await loadAgent(chat.store.repos, actor, agentId, 'use');
+  const agent = await loadAgent(chat.store.repos, actor, agentId, 'edit');
   const conversation = await chat.store.repos.conversations.findById(agent.organizationId, conversationId);
   if (!conversation || conversation.agentId !== agent.id) throw conversationNotFound();
   if (!PRESENCE_EVENT_TYPES.includes(input.type as PresenceEventType)) {

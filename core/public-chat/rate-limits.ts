@@ -4,10 +4,9 @@ import type { PublicChatDeps } from './public-chat-deps';
 export type PublicAction = 'chat' | 'uploads';
 
 /**
- * Counts one public chat message or upload against the visitor's and the address's windows (fixed windows in
+ * Counts one public chat message or upload against the visitor's and the address's windows (sliding windows in
  * the rate-limit store: in-process or Redis). Over either limit: RATE_LIMITED (429) with the seconds to wait in
- * `details.retryAfterSeconds` (the HTTP edge sends them as Retry-After). A failing store lets the request
- * through (logged): a store outage must not take public chat down.
+ * `details.retryAfterSeconds` (the HTTP edge sends them as Retry-After). Limits never fail open.
  */
 export async function enforcePublicRateLimit(
   deps: PublicChatDeps,
@@ -22,8 +21,9 @@ export async function enforcePublicRateLimit(
   try {
     decisions = await Promise.all(hits);
   } catch (e) {
-    deps.chat.log?.('warn', 'public rate-limit store failed; request let through', e);
-    return;
+    // The stores fall back to in-process limits themselves; a failure past that is refused, never let through.
+    deps.chat.log?.('warn', 'public rate-limit store failed; request refused', e);
+    throw new DomainError('RATE_LIMITED', 'Rate limits cannot be checked right now; retry shortly', { retryAfterSeconds: 1 });
   }
   const refused = decisions.filter((d) => !d.allowed);
   if (!refused.length) return;

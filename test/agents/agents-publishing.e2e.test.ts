@@ -1,6 +1,6 @@
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
-import { expectError, put, seedKnowledgeBase } from './fixtures';
+import { auditActions, expectError, put, seedKnowledgeBase } from './fixtures';
 
 let p: TestPlatform;
 let owner: TestUser;
@@ -50,9 +50,58 @@ describe('knowledge readiness (spec 3.2)', () => {
     const id = await createDraft('Flip');
     expectError(await put(p, `/api/bots/${id}`, { isDraft: false }, member.accessToken), 400, 'Knowledge base not ready');
     const ready = await seedKnowledgeBase(p, owner.orgId, { completed: 3 });
+    // a member's isDraft false submits the agent for review (DECISIONS "Publishing without review")
     const r = await put(p, `/api/bots/${id}`, { isDraft: false, knowledgeBaseIds: [ready] }, member.accessToken);
-    expect(r.body).toMatchObject({ isDraft: false, status: 'published' });
-    expect(r.body.publishedAt).toEqual(expect.any(String));
+    expect(r.body).toMatchObject({ isDraft: true, status: 'pending_review' });
+    const o = await put(p, `/api/bots/${id}`, { isDraft: false }, owner.accessToken);
+    expect(o.body).toMatchObject({ isDraft: false, status: 'published' });
+    expect(o.body.publishedAt).toEqual(expect.any(String));
+  });
+});
+
+describe('publishing without review (issue 8, item 1)', () => {
+  it('the reported bypass: a rejected agent cannot be published by a member through PUT isDraft false', async () => {
+    const kb = await seedKnowledgeBase(p, owner.orgId, { completed: 1 });
+    const id = await createDraft('Bypass', [kb]);
+    await move(id, 'submit-review', member);
+    expect((await move(id, 'reject', owner, { feedback: 'Not on brand' })).body.status).toBe('rejected');
+    const flip = await put(p, `/api/bots/${id}`, { isDraft: false }, member.accessToken);
+    expectError(flip, 409, 'Conflict');
+    expect(flip.body.message).toMatch(/submit-review/);
+    // isDraft true on a rejected agent saves other fields and stays rejected
+    const edit = await put(p, `/api/bots/${id}`, { isDraft: true, description: 'on brand now' }, member.accessToken);
+    expect(edit.body).toMatchObject({ status: 'rejected', description: 'on brand now' });
+    expectError(await move(id, 'publish', owner), 409, 'Conflict');
+    expectError(await p.http.post(`/api/bots/${id}/distribution/publish`, {}, as(member)), 409, 'Conflict');
+    expect((await p.http.get(`/api/bots/${id}/draft-status`, as(member))).body.status).toBe('rejected');
+    // the only way out is review again
+    expect((await move(id, 'submit-review', member)).body.status).toBe('pending_review');
+  });
+
+  it('a member creating with isDraft false (the default) submits for review; nothing reaches the marketplace', async () => {
+    const kb = await seedKnowledgeBase(p, owner.orgId, { completed: 1 });
+    const r = await p.http.post('/api/bots', { name: 'Member default', knowledgeBaseIds: [kb] }, as(member));
+    expect(r.status).toBe(201);
+    expect(r.body.bot).toMatchObject({ isDraft: true, status: 'pending_review' });
+    expectError(await p.http.post(`/api/bots/${r.body.bot.id}/distribution/publish`, {}, as(member)), 409, 'Conflict');
+    const market = await p.http.get('/marketplace/agents');
+    expect(JSON.stringify(market.body)).not.toContain(r.body.bot.id);
+  });
+
+  it('owners and admins go live at once, and each such move is audited', async () => {
+    const kb = await seedKnowledgeBase(p, owner.orgId, { completed: 1 });
+    const r = await p.http.post('/api/bots', { name: 'Owner live', knowledgeBaseIds: [kb] }, as(owner));
+    expect(r.body.bot).toMatchObject({ isDraft: false, status: 'published' });
+    expect(await auditActions(p, owner.orgId, r.body.bot.id)).toContain('agent.publish_without_review');
+    const draft = await createDraft('Owner direct', [kb]);
+    expect((await move(draft, 'publish', owner)).body.status).toBe('published');
+    expect(await auditActions(p, owner.orgId, draft)).toContain('agent.publish_without_review');
+    // the reviewed path is not a bypass: no such entry
+    const reviewed = await createDraft('Reviewed', [kb]);
+    await move(reviewed, 'submit-review', member);
+    await move(reviewed, 'approve', owner);
+    await move(reviewed, 'publish', member);
+    expect(await auditActions(p, owner.orgId, reviewed)).not.toContain('agent.publish_without_review');
   });
 });
 
@@ -103,7 +152,7 @@ describe('review workflow', () => {
     expect(market.body.pagination).toMatchObject({ limit: 50, offset: 0 });
   });
 
-  it('reject needs feedback; a rejected agent goes back to review or to draft', async () => {
+  it('reject needs feedback; a rejected agent goes back to review only', async () => {
     const id = await createDraft('Rejectable');
     await move(id, 'submit-review', member);
     expectError(await move(id, 'reject', owner), 400, 'Validation Error');
@@ -118,7 +167,8 @@ describe('review workflow', () => {
     expect((await move(id, 'submit-review', member)).body.status).toBe('pending_review');
     expectError(await move(id, 'approve', owner), 400, 'Knowledge base not ready');
     expect((await move(id, 'reject', owner, { feedback: 'still empty' })).body.status).toBe('rejected');
-    expect((await put(p, `/api/bots/${id}`, { isDraft: true }, member.accessToken)).body.status).toBe('draft');
+    // a rejected agent leaves that state only through submit-review
+    expect((await put(p, `/api/bots/${id}`, { isDraft: true }, member.accessToken)).body.status).toBe('rejected');
   });
 
   it('owners may publish a draft directly; publish still needs a ready knowledge base', async () => {

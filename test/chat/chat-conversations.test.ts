@@ -85,6 +85,29 @@ describe('context tokens', () => {
 });
 
 describe('conversation variables', () => {
+  it('keeps variables from a signed context token read-only (issue 8, item 3)', async () => {
+    const { deps, agent, db, model } = setup({ systemPrompt: 'Tier {{user.tier}}.' });
+    const { contextToken } = await issueContextToken(deps, actor(), agent.id, { variables: { tier: 'basic' } });
+    const { conversationId } = await createConversation(deps, actor(), agent.id, { context_token: contextToken });
+    for (const variables of [{ tier: 'enterprise' }, { tier: null }]) {
+      for (const sensitive of [['tier'], []]) {
+        expect(await code(setConversationVariables(deps, actor(), agent.id, conversationId, { variables, sensitive }))).toBe(
+          'CONFLICT: These variables come from a signed context token and are read-only: tier',
+        );
+      }
+    }
+    // other names are still the conversation's to set, and the signed value is untouched
+    await setConversationVariables(deps, actor(), agent.id, conversationId, { variables: { lang: 'en' } });
+    expect(db.conversations.get(conversationId)).toMatchObject({ sensitiveVariables: { tier: 'basic' }, variables: { lang: 'en' } });
+    await chat(deps, {
+      agent,
+      caller: { organizationId: ORG, userId: USER, seesAll: false, platform: 'web' },
+      input: { message: 'hi', conversationId, variables: { tier: 'enterprise' } },
+      promptSource: 'live',
+    });
+    expect(model.requests[0].messages[0].content).toMatch(/^Tier basic\./);
+  });
+
   it('merges plain and sensitive variables, moves a name between stores, removes with null, and hides sensitive values', async () => {
     const { deps, agent } = setup();
     const { conversationId } = await createConversation(deps, actor(), agent.id, { variables: { a: 1 } });

@@ -8,7 +8,7 @@ export interface RateLimitStoreFixture {
   teardown?(): Promise<void>;
 }
 
-/** Shared behaviour of every RateLimitStore adapter (fixed window per key). */
+/** Shared behaviour of every RateLimitStore adapter (sliding window per key). */
 export function rateLimitStoreConformance(name: string, makeFixture: () => Promise<RateLimitStoreFixture>): void {
   describe(`RateLimitStore conformance: ${name}`, () => {
     let fx: RateLimitStoreFixture;
@@ -39,7 +39,7 @@ export function rateLimitStoreConformance(name: string, makeFixture: () => Promi
       const denied = decisions[3]!;
       expect(Number.isInteger(denied.retryAfterSeconds)).toBe(true);
       expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-      expect(denied.retryAfterSeconds).toBeLessThanOrEqual(60);
+      expect(denied.retryAfterSeconds).toBeLessThanOrEqual(120); // a sliding window forgets within two windows
     });
 
     it('keeps keys independent', async () => {
@@ -64,14 +64,37 @@ export function rateLimitStoreConformance(name: string, makeFixture: () => Promi
       expect(decisions.map((d) => d.remaining).sort((x, y) => x - y)[0]).toBe(0);
     });
 
-    it('starts a new window once the old one expires', async () => {
+    it('forgets hits once their window has slid past (within two window lengths)', async () => {
       const k = key('expiry');
       expect((await fx.store.hit(k, 1, 1)).allowed).toBe(true);
       expect((await fx.store.hit(k, 1, 1)).allowed).toBe(false);
-      await fx.advance(1100);
+      await fx.advance(2100);
       const after = await fx.store.hit(k, 1, 1);
       expect(after.allowed).toBe(true);
       expect(after.remaining).toBe(0);
+    });
+
+    it('does not count refused hits, so hammering does not extend the wait', async () => {
+      const k = key('refused');
+      expect((await fx.store.hit(k, 2, 60)).allowed).toBe(true);
+      expect((await fx.store.hit(k, 2, 60)).allowed).toBe(true);
+      for (let i = 0; i < 5; i++) expect((await fx.store.hit(k, 2, 60)).allowed).toBe(false);
+      const p = await fx.store.peek(k, 2, 60);
+      expect(p.allowed).toBe(false);
+      expect(p.retryAfterSeconds).toBeLessThanOrEqual(120);
+    });
+
+    it('peeks without counting, and reset forgets the key', async () => {
+      const k = key('peek');
+      expect(await fx.store.peek(k, 2, 60)).toMatchObject({ allowed: true, remaining: 2 });
+      expect(await fx.store.peek(k, 2, 60)).toMatchObject({ allowed: true, remaining: 2 });
+      await fx.store.hit(k, 2, 60);
+      await fx.store.hit(k, 2, 60);
+      const locked = await fx.store.peek(k, 2, 60);
+      expect(locked.allowed).toBe(false);
+      expect(locked.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      await fx.store.reset(k, 60);
+      expect((await fx.store.hit(k, 2, 60)).allowed).toBe(true);
     });
   });
 }

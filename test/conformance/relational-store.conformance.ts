@@ -53,6 +53,7 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
       googleSubject: null,
       createdAt: at(),
       updatedAt: at(),
+      tokenVersion: 0,
       ...over,
     });
     async function newOrg(seats = 5) {
@@ -105,6 +106,16 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
           platformRole: 'superadmin',
           updatedAt: at(1000),
         });
+      });
+
+      it('bumps the token version one at a time (revocation of every access token issued so far)', async () => {
+        const u = newUser();
+        await repos.users.create(u);
+        expect(await repos.users.bumpTokenVersion(u.id, at(2000))).toBe(1);
+        expect(await repos.users.bumpTokenVersion(u.id, at(3000))).toBe(2);
+        expect(await repos.users.findById(u.id)).toMatchObject({ tokenVersion: 2, updatedAt: at(3000) });
+        expect((await repos.users.findWithRole(u.id, null))?.user.tokenVersion).toBe(2);
+        await expect(repos.users.bumpTokenVersion(randomUUID(), at(3000))).rejects.toMatchObject({ code: 'NOT_FOUND' });
       });
       it('refuses a second user with the same email or Google subject', async () => {
         const u = newUser({ googleSubject: `g-${randomUUID()}` });

@@ -11,6 +11,7 @@ jest.mock('https-proxy-agent', () => ({
   },
 }));
 
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -19,11 +20,11 @@ import { join, resolve } from 'node:path';
 
 import { Verifier } from '@pact-foundation/pact/src/dsl/verifier';
 
-import { IdentityHeader, signIdentity } from '../../adapters/http/identity-signature';
 import { loadConfig } from '../../app/configuration';
 import { createContainer } from '../../app/container';
 import { buildInfrastructure, type Infrastructure } from '../../app/infrastructure';
 import { startApi } from '../../app/roles';
+import { EMPTY_BODY_DIGEST, IdentityHeader, sha256Hex, signIdentity } from '../../core/identity/gateway-signature';
 import { isOrgRole, type OrgRole } from '../../core/identity/roles';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { BOOT_TIMEOUT_MS, cheapPasswords, TEST_INTERNAL_SECRET, TEST_JWT_SECRET } from '../support/platform';
@@ -39,7 +40,7 @@ const PACT_DIR = resolve(__dirname, '../../contracts/pacts');
 interface PactInteraction {
   description: string;
   providerStates?: { name: string }[];
-  request: { headers?: Record<string, string> };
+  request: { method: string; path: string; headers?: Record<string, string>; body?: unknown };
 }
 
 const pactFiles = existsSync(PACT_DIR)
@@ -117,7 +118,10 @@ async function aUserWithAnOrganization() {
   return undefined;
 }
 
-/** The recorded timestamp and signature are examples only: sign the recorded identity afresh, as the gateway would. */
+/**
+ * The recorded timestamp, nonce and signature are examples only: sign the recorded identity afresh, as the
+ * gateway would, over the digest of the body the verifier sends (the recorded JSON body, compact).
+ */
 function resign(req: IncomingMessage, _res: unknown, next: () => void) {
   const h = req.headers;
   const one = (name: string) => {
@@ -133,8 +137,21 @@ function resign(req: IncomingMessage, _res: unknown, next: () => void) {
     apiKeyId: one(IdentityHeader.apiKeyId),
     apiKeyScopes: one(IdentityHeader.apiKeyScopes)?.split(',') ?? [],
     clientIp: one(IdentityHeader.clientIp) ?? '127.0.0.1',
+    tokenVersion: one(IdentityHeader.tokenVersion) === null ? null : Number(one(IdentityHeader.tokenVersion)),
   };
-  Object.assign(h, signIdentity(TEST_INTERNAL_SECRET, identity, req.method ?? 'GET', req.url ?? '/', Date.now()));
+  const recorded = interactions.find((i) => i.request.method === req.method && i.request.path === req.url);
+  const bodyDigest = recorded?.request.body === undefined ? EMPTY_BODY_DIGEST : sha256Hex(JSON.stringify(recorded.request.body));
+  const nonce = randomBytes(16).toString('hex');
+  Object.assign(
+    h,
+    signIdentity(TEST_INTERNAL_SECRET, identity, {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      bodyDigest,
+      nowMs: Date.now(),
+      nonce,
+    }),
+  );
   next();
 }
 

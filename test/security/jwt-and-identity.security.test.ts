@@ -1,6 +1,6 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 
-import { signIdentity } from '../../adapters/http/identity-signature';
+import { EMPTY_BODY_DIGEST, sha256Hex, signIdentity } from '../../core/identity/gateway-signature';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { claimsOf, HttpClient, rawRequest } from '../support/http';
 import { BOOT_TIMEOUT_MS, startTestPlatform, TEST_INTERNAL_SECRET, TEST_JWT_SECRET, type TestPlatform } from '../support/platform';
@@ -155,24 +155,52 @@ describe('the backend reached directly', () => {
     }
   });
 
-  it('refuses stale, tampered, replayed-elsewhere and wrong-key signatures; accepts a fresh one', async () => {
-    const path = '/api/auth/me';
-    const fresh = signIdentity(TEST_INTERNAL_SECRET, identity(), 'GET', path, Date.now());
-    expect((await direct().get(path, { headers: fresh })).status).toBe(200); // control
+  const signed = (method: string, path: string, at = Date.now(), over: { secret?: string; body?: string; id?: ForwardedIdentity } = {}) =>
+    signIdentity(over.secret ?? TEST_INTERNAL_SECRET, over.id ?? identity(), {
+      method,
+      url: path,
+      bodyDigest: over.body === undefined ? EMPTY_BODY_DIGEST : sha256Hex(over.body),
+      nowMs: at,
+      nonce: randomBytes(16).toString('hex'),
+    });
 
-    const stale = signIdentity(TEST_INTERNAL_SECRET, identity(), 'GET', path, Date.now() - 5 * 60_000);
-    expect((await direct().get(path, { headers: stale })).status).toBe(401);
-    const future = signIdentity(TEST_INTERNAL_SECRET, identity(), 'GET', path, Date.now() + 5 * 60_000);
-    expect((await direct().get(path, { headers: future })).status).toBe(401);
-    const tampered = { ...fresh, 'user-id': bob.id };
-    expect((await direct().get(path, { headers: tampered })).status).toBe(401);
-    const escalated = { ...fresh, 'x-platform-role': 'superadmin' };
-    expect((await direct().get(path, { headers: escalated })).status).toBe(401);
+  it('refuses stale, future, tampered, replayed-elsewhere and wrong-key signatures; accepts a fresh one', async () => {
+    const path = '/api/auth/me';
+    expect((await direct().get(path, { headers: signed('GET', path) })).status).toBe(200); // control
+    expect((await direct().get(path, { headers: signed('GET', path, Date.now() - 60_000) })).status).toBe(401);
+    // the window is narrow: 60 s ahead and 15 s old were accepted before
+    expect((await direct().get(path, { headers: signed('GET', path, Date.now() + 60_000) })).status).toBe(401);
+    expect((await direct().get(path, { headers: signed('GET', path, Date.now() - 15_000) })).status).toBe(401);
+    expect((await direct().get(path, { headers: { ...signed('GET', path), 'user-id': bob.id } })).status).toBe(401);
+    expect((await direct().get(path, { headers: { ...signed('GET', path), 'x-platform-role': 'superadmin' } })).status).toBe(401);
     const elsewhere = `/api/organizations/${alice.orgId}/members`;
-    expect((await direct().get(elsewhere, { headers: fresh })).status).toBe(401);
-    expect((await direct().post(path, {}, { headers: fresh })).status).toBe(401);
-    const wrongKey = signIdentity('not-the-internal-secret-at-all-0123456789', identity(), 'GET', path, Date.now());
+    expect((await direct().get(elsewhere, { headers: signed('GET', path) })).status).toBe(401);
+    expect((await direct().post(path, {}, { headers: signed('GET', path) })).status).toBe(401);
+    const wrongKey = signed('GET', path, Date.now(), { secret: 'not-the-internal-secret-at-all-0123456789' });
     expect((await direct().get(path, { headers: wrongKey })).status).toBe(401);
+  });
+
+  it('accepts each signature once: captured headers replayed get 401', async () => {
+    const path = '/api/auth/me';
+    const headers = signed('GET', path);
+    expect((await direct().get(path, { headers })).status).toBe(200);
+    const replay = await direct().get(path, { headers });
+    expect(replay.status).toBe(401);
+    expect(replay.body).toEqual({ error: 'Authentication Failed', message: 'This signed request was already used' });
+  });
+
+  it('binds the body: captured headers with another body create nothing', async () => {
+    const path = '/api/knowledge/kb';
+    const body = JSON.stringify({ name: 'signed body' });
+    const headers = signed('POST', path, Date.now(), { body });
+    const swapped = await direct().request('POST', path, { headers, body: JSON.stringify({ name: 'attacker body' }) });
+    expect(swapped.status).toBe(401);
+    expect(swapped.body.message).toBe('The request body does not match its signature');
+    const ok = await direct().request('POST', path, { headers: signed('POST', path, Date.now(), { body }), body });
+    expect(ok.status).toBe(201);
+    expect(ok.body.knowledgeBase.name).toBe('signed body');
+    const list = await p.http.get('/api/knowledge/kb', { token: alice.accessToken });
+    expect(list.body.knowledgeBases.map((k: { name: string }) => k.name)).not.toContain('attacker body');
   });
 });
 

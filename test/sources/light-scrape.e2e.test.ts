@@ -42,7 +42,7 @@ describe('light scrape, and URL refusals at the HTTP edge', () => {
       expect(feed.textContent).toContain('First post about gardening');
       expect(feed.textContent).toContain('Mulch keeps the soil moist & cool.');
       expect(missing).toMatchObject({ title: null, textContent: null, error: expect.stringContaining('404') });
-      expect(internal).toMatchObject({ textContent: null, error: expect.stringContaining('non-public') });
+      expect(internal).toMatchObject({ textContent: null, error: 'The URL address is not allowed' });
       expect(unknown).toMatchObject({ textContent: null, error: expect.stringContaining('sourceType must be one of') });
     });
 

@@ -78,7 +78,7 @@ describe('web source plugins against a local site', () => {
       const port = await closedPort();
       expect(await failure(url.probe!(target(url, `http://127.0.0.1:${port}/`), ctx))).toMatchObject({
         code: 'UNSUPPORTED_URL',
-        message: expect.stringContaining('non-public'),
+        message: expect.stringContaining('not allowed'),
       });
       expect(await failure(url.probe!(target(url, 'http://169.254.169.254/latest/meta-data/'), ctx))).toMatchObject({
         code: 'UNSUPPORTED_URL',

@@ -8,7 +8,8 @@ import { acceptInvitation, inviteMember, listInvitations, revokeInvitation } fro
 import { changeMemberRole, getSeatUsage, listMembers, removeMember } from '../../../core/organizations/members';
 import type { OrganizationDeps } from '../../../core/organizations/organization-deps';
 import { DomainError } from '../../../core/shared/errors';
-import { type HandlerMap, requireActor, requireApiKey, typedHandlers } from '../handler';
+import { type HandlerContext, type HandlerMap, requireActor, requireApiKey, typedHandlers } from '../handler';
+import { setSessionCookie } from '../session-cookie';
 
 export interface IdentityRouteDeps {
   identity: IdentityDeps;
@@ -25,11 +26,17 @@ const ok = <T>(data: T, status = 200) => ({ status, body: { success: true, data 
 
 export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
   const googleRedirectUri = () => `${d.publicUrl.replace(/\/$/, '')}/api/auth/google/callback`;
+  /** Every session also goes out as the HttpOnly access_token cookie (for browsers). */
+  const withCookie = <T extends { accessToken: string }>(ctx: Pick<HandlerContext, 'req' | 'res'>, session: T): T => {
+    setSessionCookie(ctx.req, ctx.res, session.accessToken, d.identity.settings.accessTokenSeconds);
+    return session;
+  };
   return typedHandlers<typeof identityOperations>()({
-    register: async ({ body }) => ok(await register(d.identity, body), 201),
-    login: async ({ body }) => ok(await login(d.identity, body)),
-    refresh: async ({ body }) => ok(await refresh(d.identity, body.refreshToken)),
-    switchOrganization: async (ctx) => ok(await switchOrganization(d.identity, requireActor(ctx).userId, ctx.body.organizationId)),
+    register: async (ctx) => ok(withCookie(ctx, await register(d.identity, ctx.body, ctx.identity.clientIp || null)), 201),
+    login: async (ctx) => ok(withCookie(ctx, await login(d.identity, ctx.body, ctx.identity.clientIp || null))),
+    refresh: async (ctx) => ok(withCookie(ctx, await refresh(d.identity, ctx.body.refreshToken))),
+    switchOrganization: async (ctx) =>
+      ok(withCookie(ctx, await switchOrganization(d.identity, requireActor(ctx).userId, ctx.body.organizationId))),
     me: async (ctx) => {
       const actor = requireActor(ctx);
       const repos = d.identity.store.repos;
@@ -40,7 +47,8 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
     googleStart: async ({ res }) => {
       res.redirect(302, await startGoogleSignIn(d.identity, d.google, googleRedirectUri()));
     },
-    googleCallback: async ({ query, res }) => {
+    googleCallback: async (ctx) => {
+      const { query, res } = ctx;
       if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Google sign-in was not completed: ${query.error}`);
       if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
       const session = await completeGoogleSignIn(d.identity, d.google, {
@@ -49,6 +57,7 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
         redirectUri: googleRedirectUri(),
       });
       const fragment = new URLSearchParams({ accessToken: session.accessToken, refreshToken: session.refreshToken });
+      setSessionCookie(ctx.req, res, session.accessToken, d.identity.settings.accessTokenSeconds);
       res.redirect(302, `${d.appUrl.replace(/\/$/, '')}/auth/callback#${fragment}`);
     },
     createInvitation: async (ctx) => ({

@@ -46,10 +46,17 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
         return;
       }
       const parts: Buffer[] = [];
+      // A truncated form errors the file stream too: unhandled, that error would crash the process.
+      stream.on('error', (error: Error) => fail(new DomainError('VALIDATION', `Malformed multipart request: ${error.message}`)));
       stream.on('data', (d: Buffer) => parts.push(d));
       stream.on('limit', () => fail(new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${options.maxBytes} bytes allowed`)));
       stream.on('end', () => {
-        if (!failed) found = { filename: info.filename ?? '', mimeType: info.mimeType ?? '', bytes: Buffer.concat(parts) };
+        const filename = info.filename ?? '';
+        // NUL cannot be stored in Postgres text: a clear 400, not a failed insert.
+        if (filename.includes('\u0000') || (info.mimeType ?? '').includes('\u0000')) {
+          return fail(new DomainError('VALIDATION', 'The file name must not contain NUL characters'));
+        }
+        if (!failed) found = { filename, mimeType: info.mimeType ?? '', bytes: Buffer.concat(parts) };
       });
     });
     parser.on('field', (name: string, value: string) => {
@@ -65,6 +72,9 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
       fail(new DomainError('PAYLOAD_TOO_LARGE', `The request is larger than the ${options.maxBytes} bytes allowed`));
       return;
     }
-    req.pipe(parser);
+    // The signed-request check has already read (and verified) the body; otherwise stream it.
+    const raw: unknown = req.res?.locals.rawBody;
+    if (Buffer.isBuffer(raw)) parser.end(raw);
+    else req.pipe(parser);
   });
 }

@@ -21,9 +21,14 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
   return typedHandlers<typeof platformOperations>()({
     openapi: async () => ({ status: 200, body: d.openApiDocument() }),
     docs: async ({ res }) => {
+      // The page's one inline script and style need their own policy; every other answer keeps helmet's.
+      res.setHeader(
+        'Content-Security-Policy',
+        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+      );
       res.type('html').send(docsPage);
     },
-    wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'org.read')) }),
+    wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'billing.read')) }),
     topUpCredits: async (ctx) => {
       const actor = requireActor(ctx);
       requireSuperadmin(actor);

@@ -6,6 +6,8 @@ import { agentLifecycleMigration } from './0004_agent_lifecycle';
 import { modelsMigration } from './0005_models';
 import { chatMigration } from './0006_chat';
 import { publicChatMigration } from './0007_public_chat';
+import { tokenVersionMigration } from './0012_token_version';
+import { signedVariablesMigration } from './0013_signed_variables';
 import { userGroupsMigration } from './0015_user_groups';
 import { jobsMigration } from './0016_jobs';
 
@@ -22,5 +24,7 @@ export const relationalMigrations: MigrationSet = {
     publicChatMigration,
     userGroupsMigration,
     jobsMigration,
+    tokenVersionMigration,
+    signedVariablesMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

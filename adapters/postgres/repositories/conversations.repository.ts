@@ -24,6 +24,7 @@ const toConversation = (r: Record<string, unknown>): Conversation => ({
   title: (r.title as string | null) ?? null,
   variables: (r.variables as Record<string, unknown>) ?? {},
   sensitiveVariables: (r.sensitive_variables as Record<string, unknown>) ?? {},
+  signedVariableNames: Array.isArray(r.signed_variable_names) ? (r.signed_variable_names as string[]) : [],
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
   deletedAt: isoOrNull(r.deleted_at),
@@ -60,6 +61,7 @@ export class KnexConversationRepository implements ConversationRepository {
       title: c.title,
       variables: json(c.variables),
       sensitive_variables: json(c.sensitiveVariables),
+      signed_variable_names: JSON.stringify(c.signedVariableNames ?? []),
       created_at: c.createdAt,
       updated_at: c.updatedAt,
     });

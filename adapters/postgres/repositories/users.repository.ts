@@ -16,6 +16,7 @@ const toUser = (r: Record<string, unknown>): User => ({
   googleSubject: (r.google_subject as string | null) ?? null,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
+  tokenVersion: Number(r.token_version ?? 0),
 });
 
 const columns: Record<string, string> = {
@@ -52,6 +53,7 @@ export class KnexUserRepository implements UserRepository {
       google_subject: u.googleSubject,
       created_at: u.createdAt,
       updated_at: u.updatedAt,
+      token_version: u.tokenVersion ?? 0,
     });
   }
 
@@ -82,5 +84,14 @@ export class KnexUserRepository implements UserRepository {
     const row: Record<string, unknown> = { updated_at: at };
     for (const [k, v] of Object.entries(patch)) if (v !== undefined) row[columns[k]] = v;
     await this.db()('users').where({ id }).update(row);
+  }
+
+  async bumpTokenVersion(id: string, at: string) {
+    const rows = (await this.db()('users')
+      .where({ id })
+      .update({ token_version: this.db().raw('token_version + 1'), updated_at: at })
+      .returning('token_version')) as { token_version: number }[];
+    if (!rows[0]) throw new DomainError('NOT_FOUND', 'User not found');
+    return Number(rows[0].token_version);
   }
 }

@@ -1,0 +1,64 @@
+import { DomainError } from '../../core/shared/errors';
+
+/**
+ * Depth of the deepest nesting in JSON text, found in one pass without parsing (so a body nested 100,000
+ * deep never reaches JSON.parse's recursion); stops counting once `max` is passed.
+ */
+export function jsonDepthExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
+}
+
+/** Path of the first string (value or key) holding a NUL character, or null. Iterative: no recursion. */
+export function findNul(value: unknown, where = 'body'): string | null {
+  const stack: [unknown, string][] = [[value, where]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        if (k.includes('\u0000')) return path;
+        stack.push([item, `${path}.${k}`]);
+      }
+    }
+  }
+  return null;
+}
+
+export function assertNoNul(value: unknown, where: string): void {
+  const at = findNul(value, where);
+  if (at)
+    throw new DomainError('VALIDATION', `${at} must not contain NUL characters`, [{ field: at, message: 'contains a NUL character' }]);
+}
+
+/** Parses a JSON request body: depth capped, no NUL in any string, errors as 400 Validation Error. */
+export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return undefined;
+  if (jsonDepthExceeds(text, maxDepth)) {
+    throw new DomainError('VALIDATION', `Request body nests deeper than ${maxDepth} levels`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('VALIDATION', 'Request body is not valid JSON');
+  }
+  assertNoNul(parsed, 'body');
+  return parsed;
+}

@@ -1,0 +1,109 @@
+import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
+
+import type { Clock } from '../../core/ports/clock';
+import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
+
+/** Builds the rate-limiter-flexible counter for one window length (each counter key lives two windows). */
+export type CounterFactory = (keyPrefix: string, ttlSeconds: number) => RateLimiterAbstract;
+
+const systemClock: Clock = { now: () => new Date() };
+// The counters only count; the limit is applied here, so rate-limiter-flexible itself never refuses.
+export const UNBOUNDED_POINTS = 2 ** 31 - 1;
+
+/**
+ * Sliding-window counter (the approximation Cloudflare and others use) on rate-limiter-flexible counters:
+ * windows are aligned to the clock; a hit is allowed when `previous × (1 − elapsed fraction) + current ≤ limit`,
+ * which removes the fixed window's 2× burst at a window boundary. Counters are atomic in the store (Redis
+ * INCR), so replicas sharing a store share the limit; a refused hit is given back, so hammering does not
+ * extend a lock-out beyond the window.
+ */
+export class SlidingWindowRateLimitStore implements RateLimitStore {
+  private readonly counters = new Map<number, RateLimiterAbstract>();
+  private readonly clock: Clock;
+
+  constructor(
+    readonly id: string,
+    private readonly makeCounter: CounterFactory,
+    options: { clock?: Clock; onClose?: () => Promise<void> } = {},
+  ) {
+    this.clock = options.clock ?? systemClock;
+    this.onClose = options.onClose;
+  }
+
+  private readonly onClose?: () => Promise<void>;
+
+  async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const w = this.window(key, windowSeconds);
+    const [res, previous] = await Promise.all([w.counter.consume(w.currentKey, 1), this.count(w.counter, w.previousKey)]);
+    const current = res.consumedPoints;
+    const estimate = previous * (1 - w.fraction) + current;
+    if (estimate <= limit) {
+      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
+    }
+    await w.counter.reward(w.currentKey, 1);
+    return this.refusal(limit, previous, current - 1, w);
+  }
+
+  async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    const w = this.window(key, windowSeconds);
+    const [current, previous] = await Promise.all([this.count(w.counter, w.currentKey), this.count(w.counter, w.previousKey)]);
+    const estimate = previous * (1 - w.fraction) + current + 1;
+    if (estimate <= limit) {
+      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate + 1)), retryAfterSeconds: 0 };
+    }
+    return this.refusal(limit, previous, current, w);
+  }
+
+  async reset(key: string, windowSeconds: number): Promise<void> {
+    const w = this.window(key, windowSeconds);
+    await Promise.all([w.counter.delete(w.currentKey), w.counter.delete(w.previousKey)]);
+  }
+
+  async close(): Promise<void> {
+    this.counters.clear();
+    await this.onClose?.();
+  }
+
+  private window(key: string, windowSeconds: number) {
+    const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
+    const now = this.clock.now().getTime();
+    const index = Math.floor(now / windowMs);
+    let counter = this.counters.get(windowMs);
+    if (!counter) {
+      counter = this.makeCounter(`${windowMs}`, Math.ceil((2 * windowMs) / 1000) + 1);
+      this.counters.set(windowMs, counter);
+    }
+    return {
+      counter,
+      windowMs,
+      now,
+      index,
+      fraction: (now - index * windowMs) / windowMs,
+      currentKey: `${key}:${index}`,
+      previousKey: `${key}:${index - 1}`,
+    };
+  }
+
+  private async count(counter: RateLimiterAbstract, key: string): Promise<number> {
+    const res: RateLimiterRes | null = await counter.get(key);
+    return res ? Math.max(0, res.consumedPoints) : 0;
+  }
+
+  /** Earliest moment one more hit fits: later in this window as the previous one fades, or in the next one. */
+  private refusal(
+    limit: number,
+    previous: number,
+    current: number,
+    w: { windowMs: number; now: number; index: number },
+  ): RateLimitDecision {
+    let at: number;
+    const room = limit - current - 1;
+    if (previous > 0 && room >= 0) {
+      at = w.index * w.windowMs + w.windowMs * (1 - room / previous);
+    } else {
+      const fraction = current <= limit - 1 ? 0 : 1 - (limit - 1) / current;
+      at = (w.index + 1) * w.windowMs + w.windowMs * fraction;
+    }
+    return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((at - w.now) / 1000)) };
+  }
+}

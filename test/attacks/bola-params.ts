@@ -1,0 +1,64 @@
+/**
+ * How the BOLA generator fills an operation's identifiers. Path parameters and body/query fields are mapped to
+ * a resource kind of tenant-world.ts (or to a literal, for values that are not tenant resources). An operation
+ * with an identifier this file cannot map fails the coverage test, naming it: add the mapping (and the
+ * resource to tenant-world.ts) when you add an endpoint.
+ */
+
+/** `{id}` means different resources under different prefixes (first match wins). */
+const ID_BY_PREFIX: [RegExp, string][] = [
+  [/^\/api\/bots\/\{id\}/, 'agent'],
+  [/^\/api\/knowledge\/kb\/\{id\}/, 'knowledgeBase'],
+  [/^\/api\/conversations\/\{id\}/, 'conversation'],
+  [/^\/api\/api-keys\/\{id\}/, 'apiKey'],
+  [/^\/api\/organizations\/\{orgId\}\/invitations\/\{id\}/, 'invitation'],
+  [/^\/api\/admin\/organizations\/\{id\}/, 'organization'],
+  [/^\/api\/admin\/users\/\{id\}/, 'user'],
+  [/^\/api\/models\/\{id\}/, 'global:model'],
+];
+
+/** Named path parameters, body fields and query parameters (`[]` marks array items). */
+const BY_NAME: Record<string, string> = {
+  orgId: 'organization',
+  userId: 'user',
+  agentId: 'agent',
+  botId: 'agent',
+  docId: 'document',
+  sourceId: 'source',
+  versionId: 'promptVersion',
+  convId: 'conversation',
+  attachmentId: 'attachment',
+  messageId: 'message',
+  organizationId: 'organization',
+  knowledgeBaseIds: 'knowledgeBase',
+  'attachments[].id': 'attachment',
+  slug: 'agentSlug',
+  // the attacker's own visitor id: A's visitor ids are secrets of their browsers
+  anonymousId: 'attacker:visitor',
+  'tools[].toolDefinitionId': 'global:tool',
+  version: 'literal:1',
+  type: 'literal:system',
+  provider: 'global:provider',
+  usecase: 'global:usecase',
+  query: 'global:query',
+};
+
+/** Public-lane paths name the visitor's conversation `conversationId`; elsewhere it is a signed-in user's. */
+export function resourceOf(path: string, name: string): string | null {
+  if (name === 'id') return ID_BY_PREFIX.find(([re]) => re.test(path))?.[1] ?? null;
+  if (name === 'conversationId') return path.startsWith('/api/public/') ? 'publicConversation' : 'conversation';
+  return BY_NAME[name] ?? null;
+}
+
+/** Resources anyone may name by design (the public surface is slug-based); probes still run, a 2xx is fine. */
+export const PUBLIC_BY_DESIGN = new Set(['agentSlug']);
+
+export const LITERALS: Record<string, string> = {
+  'literal:1': '1',
+  'literal:system': 'system',
+  'global:model': 'local/extractive',
+  'global:tool': 'web_search',
+  'global:provider': 'local',
+  'global:usecase': 'chat',
+  'global:query': 'gpt',
+};
