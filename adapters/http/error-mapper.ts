@@ -50,6 +50,13 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
   if (status === 400 && (e as { type?: string }).type === 'entity.parse.failed') {
     return { status: 400, body: { error: 'Validation Error', message: 'Request body is not valid JSON' } };
   }
+  // A unique constraint the use case did not pre-check (two concurrent creates, a duplicate name): a conflict.
+  if ((e as { code?: unknown })?.code === '23505') {
+    return {
+      status: 409,
+      body: { error: 'Conflict', message: 'This conflicts with an existing resource (a unique name or key is already taken)', code: 'CONFLICT' },
+    };
+  }
   if (status === 413) return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large' } };
   // Router and parser refusals of malformed requests (e.g. a path parameter that is not valid percent-encoded
   // UTF-8): client errors, not server errors. Found by the contract fuzzer.

@@ -27,6 +27,9 @@ const BY_NAME: Record<string, string> = {
   sourceId: 'source',
   versionId: 'promptVersion',
   convId: 'conversation',
+  groupId: 'group',
+  jobId: 'job',
+  lastEventId: 'literal:event-id',
   attachmentId: 'attachment',
   messageId: 'message',
   organizationId: 'organization',
@@ -56,6 +59,7 @@ export const PUBLIC_BY_DESIGN = new Set(['agentSlug']);
 export const LITERALS: Record<string, string> = {
   'literal:1': '1',
   'literal:system': 'system',
+  'literal:event-id': '2026-01-01T00:00:00.000Z',
   'global:model': 'local/extractive',
   'global:tool': 'web_search',
   'global:provider': 'local',

@@ -54,6 +54,8 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
     apiKey: [],
     invitation: [],
     message: [],
+    group: [],
+    job: [],
   };
 
   for (let i = 0; i < 2; i++) {
@@ -67,6 +69,7 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
     if (up.status !== 201) throw new Error(`upload failed: ${up.status} ${up.text}`);
     await waitForDocument(p, ownerA.accessToken, kb.knowledgeBase.id, up.body.document.id);
     ids.document!.push(up.body.document.id);
+    ids.job!.push(up.body.jobId);
     // Written through the repository: adding a source over HTTP fetches its URL, and tests reach no internet.
     const now = new Date().toISOString();
     const sourceId = randomUUID();
@@ -120,6 +123,10 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
     http.post(`/api/organizations/${ownerA.orgId}/invitations`, { email: 'a-invitee@example.com', role: 'member' }, token),
   );
   ids.invitation!.push(inv.invitation.id);
+  const group = await ok('group', http.post(`/api/organizations/${ownerA.orgId}/groups`, { name: 'A insiders' }, token));
+  ids.group!.push(group.group.id);
+  const joined = await http.request('PUT', `/api/organizations/${ownerA.orgId}/groups/${group.group.id}/members/${memberA.id}`, token);
+  if (joined.status !== 204) throw new Error(`group member failed: ${joined.status} ${joined.text}`);
 
   const bKey = await ok(
     'B api key',

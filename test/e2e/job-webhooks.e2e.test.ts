@@ -142,7 +142,7 @@ describe('job webhooks', () => {
       status: 'failed',
       attempts: 1,
       lastStatusCode: null,
-      lastError: expect.stringMatching(/non-public address/),
+      lastError: expect.stringMatching(/address is not allowed/),
     });
   });
 });
