@@ -36,6 +36,7 @@ export function createApi(container: Container) {
     log: infra.log,
     nonces: infra.nonces,
     jsonMaxDepth: infra.config.security.jsonMaxDepth,
+    corsOrigins: infra.config.security.corsOrigins,
     signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
     maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
   });

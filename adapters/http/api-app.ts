@@ -6,10 +6,13 @@ import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
+import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
 import { mountOperations } from './mount-operations';
+import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
+import { unmatchedRoute } from './unmatched-route';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -26,6 +29,8 @@ export interface ApiAppOptions {
   maxBodyBytes?: number;
   /** Deepest JSON nesting accepted (default 64). */
   jsonMaxDepth?: number;
+  /** Origins allowed to call the public lane and /v1 from a browser (default any). */
+  corsOrigins?: string[];
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
 }
@@ -43,6 +48,7 @@ export function createApiApp(options: ApiAppOptions) {
   app.set('query parser', 'simple');
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
   app.use(helmet({ strictTransportSecurity: false }));
+  app.use(requestLog(options.log));
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -57,15 +63,14 @@ export function createApiApp(options: ApiAppOptions) {
     log: options.log,
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
+  app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
       resolveActor: options.resolveActor,
     }),
   );
-  app.use((req: Request, res: Response) => {
-    res.status(404).json({ error: 'Not Found', message: `No route for ${req.method} ${req.path}` });
-  });
+  app.use(unmatchedRoute(options.operations));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err);
     const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;

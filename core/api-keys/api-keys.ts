@@ -23,7 +23,7 @@ export interface ApiKeyView {
   lastUsedAt: string | null;
 }
 
-const KEY_PREFIX = 'ap_live_';
+export const KEY_PREFIX = 'ap_live_';
 const view = (k: ApiKey): ApiKeyView => ({
   id: k.id,
   name: k.name,

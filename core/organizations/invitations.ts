@@ -86,7 +86,8 @@ export async function listInvitations(deps: OrganizationDeps, actor: Actor, orga
   const repos = deps.store.repos;
   await roleIn(repos, actor, organizationId, 'org.invite');
   const now = deps.clock.now().toISOString();
-  return (await repos.invitations.listForOrganization(organizationId)).map((i) => view(i, now));
+  // A revoked invitation is gone for the admin who revoked it (DELETE answers 204); accepted and expired ones stay as history.
+  return (await repos.invitations.listForOrganization(organizationId)).filter((i) => i.status !== 'revoked').map((i) => view(i, now));
 }
 
 /** Revoking frees the seat. */
