@@ -131,7 +131,11 @@ describe('JWT lane', () => {
   ])('refuses %s with 401 Missing or invalid authorization header', async (_label, headers) => {
     const r = await call(fx.port, { path: '/api/bots', headers });
     expect(r.status).toBe(401);
-    expect(r.json).toEqual({ error: 'Missing or invalid authorization header', message: expect.any(String), code: 'MISSING_AUTHORIZATION' });
+    expect(r.json).toEqual({
+      error: 'Missing or invalid authorization header',
+      message: expect.any(String),
+      code: 'MISSING_AUTHORIZATION',
+    });
     expect(r.headers['www-authenticate']).toBe('Bearer');
   });
 

@@ -54,10 +54,15 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
   if ((e as { code?: unknown })?.code === '23505') {
     return {
       status: 409,
-      body: { error: 'Conflict', message: 'This conflicts with an existing resource (a unique name or key is already taken)', code: 'CONFLICT' },
+      body: {
+        error: 'Conflict',
+        message: 'This conflicts with an existing resource (a unique name or key is already taken)',
+        code: 'CONFLICT',
+      },
     };
   }
-  if (status === 413) return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' } };
+  if (status === 413)
+    return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' } };
   // Router and parser refusals of malformed requests (e.g. a path parameter that is not valid percent-encoded
   // UTF-8): client errors, not server errors. Found by the contract fuzzer.
   if (e instanceof URIError || (status === 400 && (e as { expose?: boolean }).expose !== false)) {

@@ -28,6 +28,10 @@ export function unmatchedRoute(operations: Operation[]) {
     res.setHeader('Allow', allow);
     res
       .status(405)
-      .json({ error: 'Method Not Allowed', message: `${req.method} is not allowed on ${req.path}; allowed: ${allow}`, code: 'METHOD_NOT_ALLOWED' });
+      .json({
+        error: 'Method Not Allowed',
+        message: `${req.method} is not allowed on ${req.path}; allowed: ${allow}`,
+        code: 'METHOD_NOT_ALLOWED',
+      });
   };
 }
