@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { INVITABLE_ROLES, isRoleIn } from '../identity/policy';
 import type { OrgRole } from '../identity/roles';
@@ -78,6 +79,7 @@ export async function inviteMember(deps: OrganizationDeps, actor: Actor, organiz
       createdAt: nowIso,
     };
     await repos.invitations.create(invitation);
+    await audit(deps, repos, actor.userId, organizationId, 'invitation.create', ['invitation', invitation.id], { email, role });
     return { invitation: view(invitation, nowIso), token };
   });
 }
@@ -97,6 +99,7 @@ export async function revokeInvitation(deps: OrganizationDeps, actor: Actor, org
     const invitation = await repos.invitations.findById(organizationId, invitationId);
     if (!invitation || invitation.status !== 'pending') throw new DomainError('NOT_FOUND', 'Invitation not found');
     await repos.invitations.setStatus(invitation.id, 'revoked');
+    await audit(deps, repos, actor.userId, organizationId, 'invitation.revoke', ['invitation', invitation.id], { email: invitation.email });
   });
 }
 
@@ -114,6 +117,7 @@ export async function acceptInvitation(deps: OrganizationDeps, actor: Actor, tok
     const existing = await repos.memberships.find(org.id, actor.userId);
     if (!existing) await repos.memberships.add({ organizationId: org.id, userId: actor.userId, role: invitation.role, createdAt: now });
     await repos.invitations.setStatus(invitation.id, 'accepted');
+    await audit(deps, repos, actor.userId, org.id, 'invitation.accept', ['invitation', invitation.id], { role: invitation.role });
     return { organization: { id: org.id, name: org.name, slug: org.slug, role: existing?.role ?? invitation.role } };
   });
 }
