@@ -48,6 +48,7 @@ const STRIPPED = new Set<string>([
 ]);
 
 const MISSING = 'Missing or invalid authorization header';
+const INTERNAL_ONLY = new Set(['/metrics', '/metrics/']);
 const FAILED = 'Authentication Failed';
 const WWW_AUTH = { 'www-authenticate': 'Bearer' };
 
@@ -181,6 +182,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     res.setHeader('x-request-id', requestId);
     const path = checkPath(url);
     if (!path.ok) return sendError(res, 400, 'Bad Request', path.message);
+    // Operator endpoints of the api stay inside the deployment (scraped and probed on the api's own port).
+    if (INTERNAL_ONLY.has(path.canonicalPath)) return sendError(res, 404, 'Not Found', 'Not found');
 
     const ip = clientIp(req, trustProxy);
     let decision = await limit(ipRateLimitKey(ip), limits.perIp);

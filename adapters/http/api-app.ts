@@ -9,7 +9,9 @@ import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
+import { createHttpMetrics } from './metrics';
 import { mountOperations } from './mount-operations';
+import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
@@ -31,11 +33,14 @@ export interface ApiAppOptions {
   jsonMaxDepth?: number;
   /** Origins allowed to call the public lane and /v1 from a browser (default any). */
   corsOrigins?: string[];
+  /** Dependencies `/ready` checks (each resolves when reachable). */
+  readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
 }
 
-const UNSIGNED_PATHS = new Set(['/health']);
+// Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
+const UNSIGNED_PATHS = new Set(['/health', '/ready', '/metrics']);
 
 /**
  * The backend HTTP adapter. It trusts identity only from a valid gateway signature, so a backend reached
@@ -49,8 +54,21 @@ export function createApiApp(options: ApiAppOptions) {
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
   app.use(helmet({ strictTransportSecurity: false }));
   app.use(requestLog(options.log));
+  const metrics = createHttpMetrics();
+  app.use(metrics.observe);
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+  app.get('/ready', (_req, res, next) => {
+    readinessOf(options.readiness ?? {})
+      .then(({ ready, checks }) => void res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks }))
+      .catch(next);
+  });
+  app.get('/metrics', (_req, res, next) => {
+    metrics.registry
+      .metrics()
+      .then((text) => void res.type(metrics.registry.contentType).send(text))
+      .catch(next);
   });
   const signed = signedRequests({
     internalSecret: options.internalSecret,

@@ -26,12 +26,10 @@ export function unmatchedRoute(operations: Operation[]) {
     if (methods.has('GET')) methods.add('HEAD');
     const allow = [...methods].sort().join(', ');
     res.setHeader('Allow', allow);
-    res
-      .status(405)
-      .json({
-        error: 'Method Not Allowed',
-        message: `${req.method} is not allowed on ${req.path}; allowed: ${allow}`,
-        code: 'METHOD_NOT_ALLOWED',
-      });
+    res.status(405).json({
+      error: 'Method Not Allowed',
+      message: `${req.method} is not allowed on ${req.path}; allowed: ${allow}`,
+      code: 'METHOD_NOT_ALLOWED',
+    });
   };
 }
