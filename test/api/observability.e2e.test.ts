@@ -60,7 +60,11 @@ describe('operator endpoints', () => {
 describe('readiness checks', () => {
   it('is not ready while one dependency fails or hangs, and names it', async () => {
     const { readinessOf } = await import('../../adapters/http/readiness');
-    const r = await readinessOf({ database: async () => 1, queue: () => Promise.reject(new Error('down')), cache: () => new Promise(() => {}) });
+    const r = await readinessOf({
+      database: async () => 1,
+      queue: () => Promise.reject(new Error('down')),
+      cache: () => new Promise(() => {}),
+    });
     expect(r).toEqual({ ready: false, checks: { database: 'ok', queue: 'unavailable', cache: 'unavailable' } });
   });
 });
