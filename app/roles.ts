@@ -36,6 +36,9 @@ export function createApi(container: Container) {
     log: infra.log,
     nonces: infra.nonces,
     jsonMaxDepth: infra.config.security.jsonMaxDepth,
+    corsOrigins: infra.config.security.corsOrigins,
+    // Any query proves the database answers; the nil id never exists.
+    readiness: { database: () => infra.store.repos.organizations.findById('00000000-0000-0000-0000-000000000000') },
     signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
     maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
   });

@@ -16,6 +16,10 @@ const usage = `usage: platform <${ROLES.join('|')}>
 
 async function main() {
   const role = process.argv[2] as Role;
+  if (['--help', '-h', 'help'].includes(process.argv[2] ?? '')) {
+    process.stdout.write(`${usage}\n`);
+    return;
+  }
   if (!ROLES.includes(role)) {
     process.stderr.write(`${usage}\n`);
     process.exit(2);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
+import { KEY_PREFIX } from '../core/api-keys/api-keys';
 import {
   anonymousIdentity,
   BODY_SIGNATURE_TRAILER,
@@ -15,6 +16,7 @@ import {
 } from '../core/identity/gateway-signature';
 import type { ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
+import { codeForStatus } from '../core/shared/status-codes';
 import { clientIp, ipRateLimitKey } from './client-ip';
 import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
 import { crossSiteRefusal, originOf } from './csrf';
@@ -23,6 +25,7 @@ import { sendError } from './http-errors';
 import { classifyLane } from './lanes';
 import { checkPath } from './path-guard';
 import { forwardBodyFor } from './request-body';
+import { requestIdOf } from './request-id';
 import { HSTS, SECURITY_HEADERS } from './security-headers';
 import { createUpstreamForwarder, type ForwardBody, HOP_BY_HOP } from './upstream-forwarder';
 import { VerifiedTokenCache } from './verified-token-cache';
@@ -41,9 +44,11 @@ const STRIPPED = new Set<string>([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  'x-request-id',
 ]);
 
 const MISSING = 'Missing or invalid authorization header';
+const INTERNAL_ONLY = new Set(['/metrics', '/metrics/']);
 const FAILED = 'Authentication Failed';
 const WWW_AUTH = { 'www-authenticate': 'Bearer' };
 
@@ -119,6 +124,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       };
     }
     const cred: Credential = bearerOrCookieCredential(req.headers);
+    if (cred.kind === 'token' && cred.token.startsWith(KEY_PREFIX)) {
+      return { status: 401, error: FAILED, message: 'API keys work on the /v1 API only; /api needs an access token from /api/auth/login' };
+    }
     if (cred.kind === 'token') return userIdentity(cred.token, ip, req.headers.authorization === undefined);
     if (lane === 'public' && cred.kind === 'none') return { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
     return {
@@ -170,8 +178,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     const url = req.url ?? '/';
     const tls = isTls(req, trustProxy);
     if (tls) res.setHeader(HSTS[0], HSTS[1]);
+    const requestId = requestIdOf(req, trustProxy);
+    res.setHeader('x-request-id', requestId);
     const path = checkPath(url);
     if (!path.ok) return sendError(res, 400, 'Bad Request', path.message);
+    // Operator endpoints of the api stay inside the deployment (scraped and probed on the api's own port).
+    if (INTERNAL_ONLY.has(path.canonicalPath)) return sendError(res, 404, 'Not Found', 'Not found');
 
     const ip = clientIp(req, trustProxy);
     let decision = await limit(ipRateLimitKey(ip), limits.perIp);
@@ -225,6 +237,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       path: url,
       headers: () => {
         const headers = forwardHeaders(req, ip, sign(), body);
+        headers['x-request-id'] = requestId;
         if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
         return headers;
       },
@@ -249,6 +262,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const body = JSON.stringify({
       error: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request',
       message: 'Malformed HTTP request',
+      code: codeForStatus(status),
     });
     socket.end(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +

@@ -131,14 +131,18 @@ describe('JWT lane', () => {
   ])('refuses %s with 401 Missing or invalid authorization header', async (_label, headers) => {
     const r = await call(fx.port, { path: '/api/bots', headers });
     expect(r.status).toBe(401);
-    expect(r.json).toEqual({ error: 'Missing or invalid authorization header', message: expect.any(String) });
+    expect(r.json).toEqual({
+      error: 'Missing or invalid authorization header',
+      message: expect.any(String),
+      code: 'MISSING_AUTHORIZATION',
+    });
     expect(r.headers['www-authenticate']).toBe('Bearer');
   });
 
   it('refuses a garbage token with 401 Authentication Failed', async () => {
     const r = await call(fx.port, { path: '/api/bots', headers: { authorization: 'Bearer not.a.jwt' } });
     expect(r.status).toBe(401);
-    expect(r.json).toEqual({ error: 'Authentication Failed', message: expect.any(String) });
+    expect(r.json).toEqual({ error: 'Authentication Failed', message: expect.any(String), code: 'AUTHENTICATION_FAILED' });
   });
 });
 
@@ -211,7 +215,7 @@ describe('API-key lane (/v1)', () => {
     for (const key of ['ak_live_unknown', fx.accessToken]) {
       const r = await call(fx.port, { path: '/v1/contacts/export', headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(401);
-      expect(r.json).toEqual({ error: 'Authentication Failed', message: 'Invalid or revoked API key' });
+      expect(r.json).toEqual({ error: 'Authentication Failed', message: 'Invalid or revoked API key', code: 'AUTHENTICATION_FAILED' });
     }
   });
 });

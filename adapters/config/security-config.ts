@@ -2,6 +2,8 @@
 export interface SecurityConfig {
   /** Origins allowed to send cookie-authenticated state-changing requests (besides the gateway's own). */
   allowedOrigins: string[];
+  /** Origins whose pages may call the public lane and /v1 from a browser (CORS); `*` for any. */
+  corsOrigins: string[];
   /** Deepest JSON nesting a request body may have. */
   jsonMaxDepth: number;
   /** How old a gateway signature may be when it reaches the api (ms). */
@@ -18,6 +20,11 @@ export const securityConfigSchemaProperties = {
     type: 'string',
     default: '',
     description: 'Comma-separated origins (https://app.example.com) allowed to use the access_token cookie on unsafe methods',
+  },
+  CORS_ORIGINS: {
+    type: 'string',
+    default: '*',
+    description: 'Comma-separated origins whose pages may call the public chat lane and /v1 (CORS); * for any, empty for none',
   },
   JSON_MAX_DEPTH: { type: 'integer', minimum: 2, maximum: 1000, default: 64, description: 'Deepest nesting of a JSON request body' },
   SIGNATURE_MAX_AGE_MS: {
@@ -56,6 +63,10 @@ export const securityConfigSchemaProperties = {
 export function securityConfigFrom(raw: Record<string, unknown>): SecurityConfig {
   return {
     allowedOrigins: String(raw.ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    corsOrigins: String(raw.CORS_ORIGINS ?? '*')
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -6,10 +6,15 @@ import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
+import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
+import { createHttpMetrics } from './metrics';
 import { mountOperations } from './mount-operations';
+import { readinessOf } from './readiness';
+import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
+import { unmatchedRoute } from './unmatched-route';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -26,11 +31,16 @@ export interface ApiAppOptions {
   maxBodyBytes?: number;
   /** Deepest JSON nesting accepted (default 64). */
   jsonMaxDepth?: number;
+  /** Origins allowed to call the public lane and /v1 from a browser (default any). */
+  corsOrigins?: string[];
+  /** Dependencies `/ready` checks (each resolves when reachable). */
+  readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
 }
 
-const UNSIGNED_PATHS = new Set(['/health']);
+// Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
+const UNSIGNED_PATHS = new Set(['/health', '/ready', '/metrics']);
 
 /**
  * The backend HTTP adapter. It trusts identity only from a valid gateway signature, so a backend reached
@@ -43,8 +53,22 @@ export function createApiApp(options: ApiAppOptions) {
   app.set('query parser', 'simple');
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
   app.use(helmet({ strictTransportSecurity: false }));
+  app.use(requestLog(options.log));
+  const metrics = createHttpMetrics();
+  app.use(metrics.observe);
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
+  });
+  app.get('/ready', (_req, res, next) => {
+    readinessOf(options.readiness ?? {})
+      .then(({ ready, checks }) => void res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks }))
+      .catch(next);
+  });
+  app.get('/metrics', (_req, res, next) => {
+    metrics.registry
+      .metrics()
+      .then((text) => void res.type(metrics.registry.contentType).send(text))
+      .catch(next);
   });
   const signed = signedRequests({
     internalSecret: options.internalSecret,
@@ -57,15 +81,14 @@ export function createApiApp(options: ApiAppOptions) {
     log: options.log,
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
+  app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
       resolveActor: options.resolveActor,
     }),
   );
-  app.use((req: Request, res: Response) => {
-    res.status(404).json({ error: 'Not Found', message: `No route for ${req.method} ${req.path}` });
-  });
+  app.use(unmatchedRoute(options.operations));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const { status, body } = toHttpError(err);
     const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;

@@ -48,25 +48,30 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
   }
   const status = (e as { status?: number; statusCode?: number })?.status ?? (e as { statusCode?: number })?.statusCode;
   if (status === 400 && (e as { type?: string }).type === 'entity.parse.failed') {
-    return { status: 400, body: { error: 'Validation Error', message: 'Request body is not valid JSON' } };
+    return { status: 400, body: { error: 'Validation Error', message: 'Request body is not valid JSON', code: 'VALIDATION' } };
   }
   // A unique constraint the use case did not pre-check (two concurrent creates, a duplicate name): a conflict.
   if ((e as { code?: unknown })?.code === '23505') {
     return {
       status: 409,
-      body: { error: 'Conflict', message: 'This conflicts with an existing resource (a unique name or key is already taken)', code: 'CONFLICT' },
+      body: {
+        error: 'Conflict',
+        message: 'This conflicts with an existing resource (a unique name or key is already taken)',
+        code: 'CONFLICT',
+      },
     };
   }
-  if (status === 413) return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large' } };
+  if (status === 413)
+    return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' } };
   // Router and parser refusals of malformed requests (e.g. a path parameter that is not valid percent-encoded
   // UTF-8): client errors, not server errors. Found by the contract fuzzer.
   if (e instanceof URIError || (status === 400 && (e as { expose?: boolean }).expose !== false)) {
     return {
       status: 400,
-      body: { error: 'Validation Error', message: 'The request is malformed (e.g. bad percent-encoding in the path)' },
+      body: { error: 'Validation Error', message: 'The request is malformed (e.g. bad percent-encoding in the path)', code: 'VALIDATION' },
     };
   }
-  return { status: 500, body: { error: 'Internal Server Error', message: 'An unexpected error occurred' } };
+  return { status: 500, body: { error: 'Internal Server Error', message: 'An unexpected error occurred', code: 'INTERNAL' } };
 }
 
 export const statusFor = (code: ErrorCode) => table[code][0];

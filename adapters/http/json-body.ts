@@ -1,5 +1,8 @@
 import { DomainError } from '../../core/shared/errors';
 
+/** application/json and its +json variants. */
+export const JSON_CONTENT_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
 /**
  * Depth of the deepest nesting in JSON text, found in one pass without parsing (so a body nested 100,000
  * deep never reaches JSON.parse's recursion); stops counting once `max` is passed.

@@ -7,13 +7,25 @@ import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { DomainError } from '../../core/shared/errors';
 import type { HandlerContext, HandlerMap } from './handler';
-import { assertNoNul } from './json-body';
+import { assertNoNul, JSON_CONTENT_TYPE } from './json-body';
 
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, removeAdditional: false });
-addFormats(ajv);
+// Query strings and path parameters are text, so they may coerce ("10" → 10); JSON bodies carry real types
+// and must not ({"name":123} is refused, not turned into "123").
+const textAjv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, strict: false, removeAdditional: false });
+const jsonAjv = new Ajv({ allErrors: true, coerceTypes: false, useDefaults: true, strict: false, removeAdditional: false });
+addFormats(textAjv);
+addFormats(jsonAjv);
 
-function compile(schema: unknown): ValidateFunction | null {
+function compile(schema: unknown, ajv: Ajv = textAjv): ValidateFunction | null {
   return schema && typeof schema === 'object' ? ajv.compile(schema) : null;
+}
+
+/** A JSON operation given a body of another type: 415, not a confusing "body.name is required". */
+function assertJsonBody(req: Request, res: Response): void {
+  const raw = res.locals.rawBody as Buffer | undefined;
+  if (raw && raw.length > 0 && !JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '')) {
+    throw new DomainError('UNSUPPORTED_MEDIA_TYPE', 'Send the request body as JSON with "Content-Type: application/json"');
+  }
 }
 
 function check(validate: ValidateFunction | null, value: unknown, where: string) {
@@ -47,7 +59,7 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
     );
   }
   for (const o of operations) {
-    const body = o.body === 'multipart' ? null : compile(o.body);
+    const body = o.body === 'multipart' ? null : compile(o.body, jsonAjv);
     const query = compile(o.query);
     const params = compile(o.params);
     const handler = handlers[o.operationId];
@@ -65,6 +77,7 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
           apiKey: null,
         };
         await authenticate(o, ctx, options);
+        if (o.body && o.body !== 'multipart') assertJsonBody(req, res);
         if (o.body && o.body !== 'multipart' && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
           throw new DomainError('VALIDATION', 'Request body must be a JSON object');
         }

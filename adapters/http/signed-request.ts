@@ -5,7 +5,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { BODY_SIGNATURE_TRAILER, DIGEST_IN_TRAILER, verifyBodyTrailer, verifyIdentity } from '../../core/identity/gateway-signature';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
-import { parseJsonBody } from './json-body';
+import { codeForStatus } from '../../core/shared/status-codes';
+import { JSON_CONTENT_TYPE, parseJsonBody } from './json-body';
 
 export interface SignedRequestOptions {
   internalSecret: string;
@@ -21,12 +22,11 @@ export interface SignedRequestOptions {
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 const FUTURE_MS = 2000;
 
 function refuse(res: Response, status: number, error: string, message: string): void {
   if (res.headersSent) return void res.end();
-  res.status(status).json({ error, message });
+  res.status(status).json({ error, message, code: codeForStatus(status) });
 }
 
 /**
@@ -44,7 +44,7 @@ export function signedRequests(o: SignedRequestOptions) {
     });
     if (!verified) return refuse(res, 401, 'Authentication Failed', 'Requests must come through the gateway');
     const declared = Number(req.headers['content-length']);
-    const isJson = JSON_TYPE.test(req.headers['content-type'] ?? '');
+    const isJson = JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '');
     const cap = isJson ? o.maxJsonBytes : o.maxBodyBytes;
     if (Number.isFinite(declared) && declared > cap) {
       req.resume();

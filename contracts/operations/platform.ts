@@ -57,9 +57,22 @@ export const platformOperations = [
     method: 'get',
     path: '/api/audit-logs',
     summary: 'Audit entries of the active organization, newest first (owners and admins)',
+    description:
+      'Every state change an administrator looks for: agents (agent.create, agent.update, agent.submit_review, agent.approve, agent.reject, agent.publish, agent.publish_without_review, agent.distribution_publish, agent.delete), knowledge bases and links, documents (document.upload, document.delete), sources (source.create, source.delete), API keys (api_key.create, api_key.revoke), invitations (invitation.create, invitation.revoke, invitation.accept), members (member.role_change, member.remove), groups, prompt versions and credits (billing.top_up). Filter by action (exact, or a family such as `agent.*`), actorId, resourceType, resourceId and a time range (from, to: ISO 8601, inclusive); paged with limit and offset.',
     tags: ['audit'],
     auth: 'user',
-    query: { ...pageQuery(50), properties: { ...pageQuery(50).properties, action: { type: 'string' } } },
+    query: {
+      ...pageQuery(50),
+      properties: {
+        ...pageQuery(50).properties,
+        action: { type: 'string', maxLength: 100 },
+        actorId: { type: 'string', format: 'uuid' },
+        resourceType: { type: 'string', maxLength: 50 },
+        resourceId: { type: 'string', maxLength: 100 },
+        from: { type: 'string', format: 'date-time' },
+        to: { type: 'string', format: 'date-time' },
+      },
+    },
     responses: {
       '200': {
         description: 'Entries',

@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
 import type { Repositories } from '../ports/repositories';
@@ -85,6 +86,13 @@ export async function insertAgent(
 /** POST /api/bots: members and above (viewers cannot create agents). */
 export async function createAgent(deps: AgentDeps, actor: Actor, input: AgentInput & { name: string }) {
   const organizationId = requireOrgPermission(actor, 'agents.create');
-  const { agent, knowledgeBaseIds } = await deps.store.transaction((repos) => insertAgent(deps, repos, actor, organizationId, input));
+  const { agent, knowledgeBaseIds } = await deps.store.transaction(async (repos) => {
+    const created = await insertAgent(deps, repos, actor, organizationId, input);
+    await audit(deps, repos, actor.userId, organizationId, 'agent.create', ['agent', created.agent.id], {
+      status: created.agent.status,
+      knowledgeBaseIds: created.knowledgeBaseIds,
+    });
+    return created;
+  });
   return toAgentView(agent, knowledgeBaseIds);
 }

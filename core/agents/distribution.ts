@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
 import type { PageRequest } from '../shared/pagination';
@@ -46,6 +47,10 @@ export async function publishDistribution(deps: AgentDeps, actor: Actor, id: str
       allowed_group_ids: groups && groups.length ? [...new Set(groups)] : null,
     };
     await repos.agents.update(agent.organizationId, agent.id, { slug, distribution, updatedAt: deps.clock.now().toISOString() });
+    await audit(deps, repos, actor.userId, agent.organizationId, 'agent.distribution_publish', ['agent', agent.id], {
+      slug,
+      ...distribution,
+    });
     return { slug, url: deps.settings.publicAgentUrl(slug), distribution };
   });
 }

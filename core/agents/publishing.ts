@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { isReviewer, loadAgent } from './agent-access';
 import type { AgentDeps } from './agent-deps';
@@ -36,6 +37,10 @@ export async function moveAgent(
       updatedAt: now,
     }))!;
     await auditPublishWithoutReview(deps, repos, actor, updated, agent.status);
+    await audit(deps, repos, actor.userId, agent.organizationId, `agent.${move}`, ['agent', agent.id], {
+      from: agent.status,
+      to: updated.status,
+    });
     return { success: true, bot: toAgentView(updated), status: updated.status, message: messages[move] };
   });
 }

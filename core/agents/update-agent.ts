@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { canOnResource } from '../identity/policy';
 import type { Repositories } from '../ports/repositories';
@@ -62,6 +63,10 @@ export async function updateAgent(deps: AgentDeps, actor: Actor, id: string, inp
       ids,
       input.notes ?? describeChange(input),
     );
+    await audit(deps, repos, actor.userId, agent.organizationId, 'agent.update', ['agent', agent.id], {
+      fields: Object.keys(input).filter((k) => k !== 'notes'),
+      ...(ids ? { knowledgeBaseIds } : {}),
+    });
     return toAgentView(updated, knowledgeBaseIds);
   });
 }

@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
 import type { ApiKeyPrincipal } from '../identity/token-claims';
@@ -23,7 +24,7 @@ export interface ApiKeyView {
   lastUsedAt: string | null;
 }
 
-const KEY_PREFIX = 'ap_live_';
+export const KEY_PREFIX = 'ap_live_';
 const view = (k: ApiKey): ApiKeyView => ({
   id: k.id,
   name: k.name,
@@ -53,7 +54,10 @@ export async function createApiKey(deps: ApiKeyDeps, actor: Actor, input: { name
     lastUsedAt: null,
     revokedAt: null,
   };
-  await deps.store.repos.apiKeys.create(record);
+  await deps.store.transaction(async (repos) => {
+    await repos.apiKeys.create(record);
+    await audit(deps, repos, actor.userId, organizationId, 'api_key.create', ['api_key', record.id], { name, scopes: record.scopes });
+  });
   return { apiKey: view(record), key };
 }
 
@@ -64,8 +68,11 @@ export async function listApiKeys(deps: ApiKeyDeps, actor: Actor) {
 
 export async function revokeApiKey(deps: ApiKeyDeps, actor: Actor, id: string) {
   const organizationId = requireOrgPermission(actor, 'api_keys.manage');
-  if (!(await deps.store.repos.apiKeys.revoke(organizationId, id, deps.clock.now().toISOString())))
-    throw new DomainError('NOT_FOUND', 'API key not found');
+  await deps.store.transaction(async (repos) => {
+    if (!(await repos.apiKeys.revoke(organizationId, id, deps.clock.now().toISOString())))
+      throw new DomainError('NOT_FOUND', 'API key not found');
+    await audit(deps, repos, actor.userId, organizationId, 'api_key.revoke', ['api_key', id]);
+  });
 }
 
 /** Used by the gateway on every /v1 request: unknown and revoked keys are refused. */

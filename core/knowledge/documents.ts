@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { activeOrganization } from '../identity/policy';
 import type { DocumentKind } from '../ports/document-loader';
@@ -156,6 +157,12 @@ export async function uploadDocument(
     throw error;
   }
   await enqueueIngestion(deps, doc, jobId, { webhookUrl, createdBy: actor.userId });
+  await audit(deps, deps.store.repos, actor.userId, kb.organizationId, 'document.upload', ['document', id], {
+    knowledgeBaseId: kb.id,
+    filename,
+    mimeType,
+    bytes: file.bytes.length,
+  });
   return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
@@ -185,6 +192,10 @@ export async function getDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBa
 export async function deleteDocument(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, documentId: string) {
   const doc = await documentOf(deps, actor, knowledgeBaseId, documentId, 'edit');
   await deps.store.repos.documents.delete(doc.organizationId, doc.id);
+  await audit(deps, deps.store.repos, actor.userId, doc.organizationId, 'document.delete', ['document', doc.id], {
+    knowledgeBaseId: doc.knowledgeBaseId,
+    title: doc.title,
+  });
   const chunksDeleted = await deps.vectorIndex.deleteByDocument(doc.organizationId, doc.id);
   if (doc.blobKey)
     await deps.blobs.delete(doc.blobKey).catch((error) => deps.log('warn', `document ${doc.id}: original file not deleted`, error));

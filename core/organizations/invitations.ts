@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { INVITABLE_ROLES, isRoleIn } from '../identity/policy';
 import type { OrgRole } from '../identity/roles';
@@ -78,6 +79,7 @@ export async function inviteMember(deps: OrganizationDeps, actor: Actor, organiz
       createdAt: nowIso,
     };
     await repos.invitations.create(invitation);
+    await audit(deps, repos, actor.userId, organizationId, 'invitation.create', ['invitation', invitation.id], { email, role });
     return { invitation: view(invitation, nowIso), token };
   });
 }
@@ -86,7 +88,8 @@ export async function listInvitations(deps: OrganizationDeps, actor: Actor, orga
   const repos = deps.store.repos;
   await roleIn(repos, actor, organizationId, 'org.invite');
   const now = deps.clock.now().toISOString();
-  return (await repos.invitations.listForOrganization(organizationId)).map((i) => view(i, now));
+  // A revoked invitation is gone for the admin who revoked it (DELETE answers 204); accepted and expired ones stay as history.
+  return (await repos.invitations.listForOrganization(organizationId)).filter((i) => i.status !== 'revoked').map((i) => view(i, now));
 }
 
 /** Revoking frees the seat. */
@@ -96,6 +99,7 @@ export async function revokeInvitation(deps: OrganizationDeps, actor: Actor, org
     const invitation = await repos.invitations.findById(organizationId, invitationId);
     if (!invitation || invitation.status !== 'pending') throw new DomainError('NOT_FOUND', 'Invitation not found');
     await repos.invitations.setStatus(invitation.id, 'revoked');
+    await audit(deps, repos, actor.userId, organizationId, 'invitation.revoke', ['invitation', invitation.id], { email: invitation.email });
   });
 }
 
@@ -113,6 +117,7 @@ export async function acceptInvitation(deps: OrganizationDeps, actor: Actor, tok
     const existing = await repos.memberships.find(org.id, actor.userId);
     if (!existing) await repos.memberships.add({ organizationId: org.id, userId: actor.userId, role: invitation.role, createdAt: now });
     await repos.invitations.setStatus(invitation.id, 'accepted');
+    await audit(deps, repos, actor.userId, org.id, 'invitation.accept', ['invitation', invitation.id], { role: invitation.role });
     return { organization: { id: org.id, name: org.name, slug: org.slug, role: existing?.role ?? invitation.role } };
   });
 }

@@ -1,3 +1,4 @@
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { ASSIGNABLE_ROLES, isRoleIn } from '../identity/policy';
 import type { OrgRole } from '../identity/roles';
@@ -40,6 +41,7 @@ export async function changeMemberRole(deps: OrganizationDeps, actor: Actor, org
     if (role === 'owner' && actorRole !== 'owner') throw new DomainError('FORBIDDEN', 'Only an owner can make someone an owner');
     if (target.role !== role) await assertNotLastOwner(repos, organizationId, target.role);
     await repos.memberships.updateRole(organizationId, userId, role);
+    await audit(deps, repos, actor.userId, organizationId, 'member.role_change', ['user', userId], { from: target.role, to: role });
     const member = (await repos.memberships.listMembers(organizationId)).find((m) => m.userId === userId);
     return member!;
   });
@@ -53,5 +55,6 @@ export async function removeMember(deps: OrganizationDeps, actor: Actor, organiz
     await repos.memberships.remove(organizationId, userId);
     // Group memberships end with the organization membership (DECISIONS "Groups": groups hold members only).
     await repos.groups.removeUser(organizationId, userId);
+    await audit(deps, repos, actor.userId, organizationId, 'member.remove', ['user', userId], { role: target.role });
   });
 }

@@ -3,6 +3,7 @@
  * needs edit on the knowledge base (viewers without a grant: 403); another organization's knowledge base is
  * 404. The sync itself runs as a `sources.sync` job (sync-source.ts).
  */
+import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { removeDocument } from '../knowledge/ingest-text';
 import { knowledgeBaseFor } from '../knowledge/kb-access';
@@ -120,6 +121,9 @@ export async function addSource(deps: SourcesDeps, actor: Actor, knowledgeBaseId
     await repos.sources.create(source);
   }
   const jobId = await enqueueSync(deps, source, 'added', { webhookUrl, createdBy: actor.userId });
+  if (!existing) {
+    await audit(deps.knowledge, repos, actor.userId, kb.organizationId, 'source.create', ['source', source.id], { url, sourceType: type });
+  }
   return {
     source: toSourceView(source, existing ? await itemCount(deps, source.id) : 0),
     jobId,
@@ -170,6 +174,7 @@ export async function deleteSource(deps: SourcesDeps, actor: Actor, knowledgeBas
   const repos = deps.knowledge.store.repos;
   const documentIds = (await repos.sources.listItems(source.id)).map((i) => i.documentId).filter((id): id is string => !!id);
   await repos.sources.delete(source.organizationId, source.id);
+  await audit(deps.knowledge, repos, actor.userId, source.organizationId, 'source.delete', ['source', source.id], { url: source.url });
   let documentsDeleted = 0;
   let chunksDeleted = 0;
   for (const documentId of documentIds) {

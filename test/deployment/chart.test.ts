@@ -112,10 +112,10 @@ describe('Helm chart charts/agent-platform', () => {
       expect(helpers).toMatch(new RegExp(`required "[^"]*" \\.Values\\.secrets\\.${key}\\b`));
   });
 
-  it('runs each role with its command, probes on /health, and migrates in a pre-install/pre-upgrade hook', () => {
+  it('runs each role with its command, probes liveness on /health and readiness on /ready, and migrates in a pre-install/pre-upgrade hook', () => {
     for (const role of ['gateway', 'api', 'worker']) expect(template(`${role}-deployment.yaml`)).toContain(`args: ["${role}"]`);
     expect(section('api').livenessProbe).toMatchObject({ httpGet: { path: '/health' } });
-    expect(section('api').readinessProbe).toMatchObject({ httpGet: { path: '/health' } });
+    expect(section('api').readinessProbe).toMatchObject({ httpGet: { path: '/ready' } });
     expect(section('gateway').readinessProbe).toMatchObject({ httpGet: { path: '/health' } });
     expect(section('gateway').livenessProbe).toBeDefined();
     expect(template('worker-deployment.yaml')).not.toMatch(/Probe:/);

@@ -130,7 +130,7 @@ describe('wallet, credits and audit', () => {
       (await p.http.post(`/api/admin/organizations/${randomUUID()}/credits`, { amountUsd: 1 }, { token: root.accessToken })).status,
     ).toBe(404);
 
-    const audit = await p.http.get('/api/audit-logs', { token: owner.accessToken });
+    const audit = await p.http.get('/api/audit-logs?action=billing.top_up', { token: owner.accessToken });
     expect(audit.status).toBe(200);
     expect(audit.body).toMatchObject({ total: 1, limit: 50, offset: 0 });
     expect(audit.body.entries[0]).toMatchObject({

@@ -49,8 +49,8 @@ export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
     },
     listAuditLog: async (ctx) => {
       const organizationId = requireOrgPermission(requireActor(ctx), 'audit.read');
-      const { limit, offset, action } = ctx.query;
-      const page = await d.billing.store.repos.audit.list(organizationId, { limit, offset, action });
+      const { limit, offset, ...filter } = ctx.query;
+      const page = await d.billing.store.repos.audit.list(organizationId, { limit, offset, ...filter });
       return { status: 200, body: { entries: page.items, total: page.total, limit, offset } };
     },
   });

@@ -1,4 +1,4 @@
-import type { AuditRepository } from '../../../core/audit/audit.repository';
+import type { AuditFilter, AuditRepository } from '../../../core/audit/audit.repository';
 import type { AuditEntry } from '../../../core/ports/audit-log';
 import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
@@ -19,10 +19,18 @@ export class KnexAuditRepository implements AuditRepository {
     });
   }
 
-  async list(organizationId: string, page: { limit: number; offset: number; action?: string }) {
+  async list(organizationId: string, page: { limit: number; offset: number } & AuditFilter) {
     const base = () => {
       const q = this.db()('audit_log').where({ organization_id: organizationId });
-      return page.action ? q.andWhere({ action: page.action }) : q;
+      const family = page.action?.match(/^(.+?)\.\*?$/)?.[1];
+      if (family) q.andWhere('action', 'like', `${family.replace(/[\\%_]/g, '\\$&')}.%`);
+      else if (page.action) q.andWhere({ action: page.action });
+      if (page.actorId) q.andWhere({ actor_id: page.actorId });
+      if (page.resourceType) q.andWhere({ resource_type: page.resourceType });
+      if (page.resourceId) q.andWhere({ resource_id: page.resourceId });
+      if (page.from) q.andWhere('created_at', '>=', page.from);
+      if (page.to) q.andWhere('created_at', '<=', page.to);
+      return q;
     };
     const [{ n }] = await base().count({ n: '*' });
     const rows = await base().orderBy('created_at', 'desc').limit(page.limit).offset(page.offset);
