@@ -108,6 +108,7 @@ describe('loadConfig', () => {
       BLOB_STORE: ['local'],
       QUEUE: ['in-process'],
       RATE_LIMIT_STORE: ['in-process'],
+      NONCE_REGISTRY: ['in-process'],
       CHAT_PROVIDERS: ['local'],
       EMBEDDINGS_PROVIDER: ['local'],
       RERANK_PROVIDER: ['none'],
@@ -130,6 +131,7 @@ describe('loadConfig', () => {
     });
     expect(selectedAdapters(c.settings)).toMatchObject({
       RATE_LIMIT_STORE: ['redis'],
+      NONCE_REGISTRY: ['redis'],
       QUEUE: ['rabbitmq'],
       CHAT_PROVIDERS: ['local', 'cohere'],
       EMBEDDINGS_PROVIDER: ['cohere'],
