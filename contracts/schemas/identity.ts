@@ -1,3 +1,4 @@
+import { API_KEY_SCOPES } from '../../core/api-keys/api-key';
 export const organizationClaimSchema = {
   type: 'object',
   required: ['id', 'name', 'slug', 'role'],
@@ -121,6 +122,12 @@ export const createApiKeyBody = {
   required: ['name', 'scopes'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 255 },
-    scopes: { type: 'array', items: { type: 'string' }, maxItems: 10 },
+    scopes: {
+      type: 'array',
+      // An empty list stays allowed (a key that /v1 refuses with insufficient_scope), as DECISIONS defines it.
+      items: { type: 'string', enum: [...API_KEY_SCOPES] },
+      maxItems: 10,
+      description: 'What the key may do on /v1: agents:write (from-url builds and their events), contacts:read (contacts export)',
+    },
   },
 } as const;
