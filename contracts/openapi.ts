@@ -1,3 +1,4 @@
+import { componentSchemas, namedSchemas, withRefs } from './openapi-components';
 import type { Operation } from './operation';
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -22,6 +23,7 @@ const security: Record<Operation['auth'], unknown[]> = {
 };
 
 export function buildOpenApiDocument(operations: Operation[], version: string) {
+  const names = namedSchemas();
   const paths: Record<string, Record<string, unknown>> = {};
   for (const o of operations) {
     const path = toOpenApiPath(o.path);
@@ -33,11 +35,12 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
             content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } },
           }
         : o.body
-          ? { required: true, content: { 'application/json': { schema: o.body } } }
+          ? { required: true, content: { 'application/json': { schema: withRefs(o.body, names) } } }
           : undefined;
     paths[path][o.method] = {
       operationId: o.operationId,
       summary: o.summary,
+      description: o.description ?? o.summary,
       tags: o.tags,
       security: security[o.auth],
       ...(o.scope ? { 'x-required-scope': o.scope } : {}),
@@ -48,7 +51,9 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
           status,
           {
             description: r.description,
-            ...(r.schema || r.contentType ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema ?? {} } } } : {}),
+            ...(r.schema || r.contentType
+              ? { content: { [r.contentType ?? 'application/json']: { schema: withRefs(r.schema ?? {}, names) } } }
+              : {}),
           },
         ]),
       ),
@@ -63,6 +68,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
     },
     servers: [{ url: '/' }],
     components: {
+      schemas: componentSchemas(names),
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },

@@ -20,6 +20,8 @@ export interface Operation {
   /** Express-style path (`/api/bots/:id`). */
   path: string;
   summary: string;
+  /** Longer explanation for the OpenAPI document (rules, errors, examples in prose); the summary when absent. */
+  description?: string;
   tags: string[];
   auth: AuthLane;
   /** API-key scope needed on the apiKey lane. */

@@ -7,7 +7,8 @@ import { classifyLane, type Lane } from '../../gateway/lanes';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 
 /** Routes the backend mounts outside the API contract: the load balancer's probe. */
-const INFRASTRUCTURE_ROUTES = new Set(['get /health']);
+// Operator endpoints (probes and the Prometheus scrape) on the api's own port, never through the gateway.
+const INFRASTRUCTURE_ROUTES = new Set(['get /health', 'get /ready', 'get /metrics']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 let p: TestPlatform;
