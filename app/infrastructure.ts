@@ -1,7 +1,7 @@
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
-import { type Database, openDatabase } from '../adapters/postgres/database';
+import { type Database, databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
@@ -145,7 +145,7 @@ export async function buildInfrastructure(
 ): Promise<Infrastructure> {
   // Plugins first: one that breaks its contract fails boot before anything is opened.
   const plugins = createPluginRegistries({ ...pluginOptions(config.settings), secrets: (name) => secretOf(config, name) });
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
+  const db = await openDatabase({ ...databaseOptions(config), memory: overrides.memoryDatabase });
   const closers: Closable[] = [db];
   const closeAll = async () => {
     for (const c of closers) await c.close().catch((e) => log('warn', 'error while closing', e));
