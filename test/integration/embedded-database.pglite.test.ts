@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readlinkSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { type Database, openDatabase } from '../../adapters/postgres/database';
 import { toHttpError } from '../../adapters/http/error-mapper';
+import { type Database, openDatabase } from '../../adapters/postgres/database';
 
 /** Inodes of the listening TCP sockets (IPv4 and IPv6) this process holds open. */
 function listeningSocketsOfThisProcess(): Set<string> {
@@ -16,7 +16,7 @@ function listeningSocketsOfThisProcess(): Set<string> {
   }
   const mine = new Set<string>();
   for (const fd of readdirSync('/proc/self/fd')) {
-    let target = '';
+    let target: string;
     try {
       target = readlinkSync(`/proc/self/fd/${fd}`);
     } catch {
