@@ -30,6 +30,13 @@ export const configSchema = {
       default: 5000,
       description: 'How long a request waits for a database connection before answering 503 DATABASE_BUSY',
     },
+    IDENTITY_CACHE_TTL_MS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3600000,
+      default: 60000,
+      description: 'Lifetime of cached identity reads (user, role, API key); writes invalidate them at once. 0 disables',
+    },
     JWT_SECRET: { type: 'string', minLength: 32 },
     INTERNAL_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 16 },
