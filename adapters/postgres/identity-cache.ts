@@ -20,14 +20,16 @@ interface Entry<T> {
 }
 
 /**
- * The hot identity reads of every request (the caller's user with their role, an API key by its hash),
+ * The hot identity reads of every request (the caller's user with their role, the user row and their
+ * memberships that /api/auth/me answers with, an API key by its hash),
  * cached in this process. The repositories' own writes invalidate it (users.update/bumpTokenVersion,
  * memberships.add/updateRole/remove, apiKeys.create/revoke): one place, whatever use case writes. A write
  * inside a transaction invalidates again after the transaction ends, so a read made before the commit
  * cannot put the old row back. Other processes learn of it through `onInvalidate` (the event bus).
  */
 export class IdentityCache {
-  private readonly users = new Map<string, Entry<UserWithRole>>();
+  /** Keyed `userId|what`: everything read about one user goes with one invalidation. */
+  private readonly users = new Map<string, Entry<unknown>>();
   private readonly keys = new Map<string, Entry<ApiKey | null>>();
   private readonly maxEntries: number;
   /** Tells the other processes (wired to the event bus once it exists). */
@@ -38,7 +40,12 @@ export class IdentityCache {
   }
 
   async userWithRole(userId: string, organizationId: string | null, load: () => Promise<UserWithRole>): Promise<UserWithRole> {
-    return this.read(this.users, `${userId}|${organizationId ?? ''}`, load);
+    return this.read(this.users as Map<string, Entry<UserWithRole>>, `${userId}|role|${organizationId ?? ''}`, load);
+  }
+
+  /** Another read about one user (the user row, their memberships), forgotten with the user. */
+  async aboutUser<T>(userId: string, what: string, load: () => Promise<T>): Promise<T> {
+    return this.read(this.users as Map<string, Entry<T>>, `${userId}|${what}`, load);
   }
 
   async apiKey(hash: string, load: () => Promise<ApiKey | null>): Promise<ApiKey | null> {
@@ -78,10 +85,17 @@ export class IdentityCache {
 
 /**
  * The repositories with the identity reads served from `cache` and the writes that change them invalidating
- * it. `inTransaction` says whether a write is inside a transaction; `afterTransaction` runs a callback when
- * it ends.
+ * it. `afterTransaction` runs a callback when the current transaction ends (nothing outside one);
+ * `inTransaction` says whether the caller is inside one.
  */
-export function withIdentityCache(repos: Repositories, cache: IdentityCache, afterTransaction: (work: () => void) => void): Repositories {
+export function withIdentityCache(
+  repos: Repositories,
+  cache: IdentityCache,
+  afterTransaction: (work: () => void) => void,
+  inTransaction: () => boolean,
+): Repositories {
+  // Reads inside a transaction go to it (they may see its uncommitted writes) and are not remembered.
+  const cached = <T>(read: (c: IdentityCache) => Promise<T>, load: () => Promise<T>) => (inTransaction() ? load() : read(cache));
   const forget = (message: IdentityInvalidation) => {
     cache.invalidate(message);
     afterTransaction(() => cache.invalidate(message));
@@ -91,7 +105,14 @@ export function withIdentityCache(repos: Repositories, cache: IdentityCache, aft
   return {
     ...repos,
     users: Object.assign(Object.create(users) as typeof users, {
-      findWithRole: (id: string, org: string | null) => cache.userWithRole(id, org, () => users.findWithRole(id, org)),
+      findWithRole: (id: string, org: string | null) => {
+        const load = () => users.findWithRole(id, org);
+        return cached((c) => c.userWithRole(id, org, load), load);
+      },
+      findById: (id: string) => {
+        const load = () => users.findById(id);
+        return cached((c) => c.aboutUser(id, 'user', load), load);
+      },
       update: async (id: string, patch: Parameters<typeof users.update>[1], at: string) => {
         await users.update(id, patch, at);
         forgetUser(id);
@@ -103,6 +124,10 @@ export function withIdentityCache(repos: Repositories, cache: IdentityCache, aft
       },
     }),
     memberships: Object.assign(Object.create(memberships) as typeof memberships, {
+      listForUser: (userId: string) => {
+        const load = () => memberships.listForUser(userId);
+        return cached((c) => c.aboutUser(userId, 'memberships', load), load);
+      },
       add: async (m: Parameters<typeof memberships.add>[0]) => {
         await memberships.add(m);
         forgetUser(m.userId);
@@ -117,7 +142,10 @@ export function withIdentityCache(repos: Repositories, cache: IdentityCache, aft
       },
     }),
     apiKeys: Object.assign(Object.create(apiKeys) as typeof apiKeys, {
-      findBySecretHash: (hash: string) => cache.apiKey(hash, () => apiKeys.findBySecretHash(hash)),
+      findBySecretHash: (hash: string) => {
+        const load = () => apiKeys.findBySecretHash(hash);
+        return cached((c) => c.apiKey(hash, load), load);
+      },
       revoke: async (org: string, id: string, at: string) => {
         const done = await apiKeys.revoke(org, id, at);
         forget({ kind: 'apiKey', id });

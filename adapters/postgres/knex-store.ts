@@ -30,7 +30,9 @@ export class KnexStore implements Store {
     this.identityCache = options.identityCache;
     const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db);
     const after = (work: () => void) => this.current.getStore()?.after.push(work);
-    this.repos = options.identityCache ? withIdentityCache(repos, options.identityCache, after) : repos;
+    this.repos = options.identityCache
+      ? withIdentityCache(repos, options.identityCache, after, () => this.current.getStore() !== undefined)
+      : repos;
   }
 
   async transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {

@@ -131,6 +131,19 @@ export function identityCacheConformance(label: string, open: () => Promise<{ db
       expect(await verifyApiKey(deps, raw)).toBeNull();
     });
 
+    it('the user row and memberships (what /api/auth/me answers) follow their writes', async () => {
+      const id = await member();
+      const uid = id.userId!;
+      expect((await store.repos.users.findById(uid))?.displayName).toBe('Cached');
+      expect((await store.repos.memberships.listForUser(uid)).map((m) => m.role)).toEqual(['member']);
+      await store.repos.users.update(uid, { displayName: 'Renamed' }, now);
+      expect((await store.repos.users.findById(uid))?.displayName).toBe('Renamed');
+      await store.repos.memberships.updateRole(orgId, uid, 'editor');
+      expect((await store.repos.memberships.listForUser(uid)).map((m) => m.role)).toEqual(['editor']);
+      await store.repos.memberships.remove(orgId, uid);
+      expect(await store.repos.memberships.listForUser(uid)).toEqual([]);
+    });
+
     it('a peer process invalidation (from the event bus) is applied', async () => {
       const id = await member();
       const peer = new KnexStore(fx.db.knex); // another process: writes without this cache
