@@ -12,11 +12,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import pg from 'pg';
+
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { EMPTY_BODY_DIGEST, signIdentity } from '../core/identity/gateway-signature';
-import { createScratchDatabase, type ScratchDatabase } from '../test/support/databases';
 import { autocannon, mean, type Run } from './support/autocannon';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -110,17 +111,28 @@ async function platformFigures(databaseUrl?: string) {
   }
 }
 
+/** A scratch database on the local Postgres server (BENCH_POSTGRES_ADMIN_URL), dropped afterwards. */
 async function postgresFigures() {
-  let scratch: ScratchDatabase;
+  const adminUrl = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `ap_bench_auth_me_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(sql).finally(() => c.end());
+  };
   try {
-    scratch = await createScratchDatabase('bench_auth_me');
+    await admin(`CREATE DATABASE ${name}`);
   } catch (e) {
     return { skipped: `no local Postgres server: ${(e as Error).message}` };
   }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
   try {
-    return await platformFigures(scratch.url);
+    return await platformFigures(url.toString());
+  } catch (e) {
+    return { skipped: `the platform did not boot on the local Postgres server: ${(e as Error).message}` };
   } finally {
-    await scratch.drop();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
 }
 
