@@ -18,6 +18,7 @@ import { GoogleIdentityProvider } from '../adapters/google/google.identity-provi
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
+import { IdentityCache } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
 import { SystemClock } from '../adapters/system/system.clock';
@@ -37,6 +38,16 @@ import { OUTBOUND_FETCHER } from '../core/ports/outbound-fetcher';
 import { STORE } from '../core/ports/store';
 import { platformPorts } from './ports';
 
+/**
+ * The identity cache is on when every process that writes identity data hears the invalidations: one
+ * process (`start`), or split roles sharing the RabbitMQ event bus. A role without it reads the database.
+ */
+function identityCacheFor(config: PlatformConfig): IdentityCache | undefined {
+  const ttlMs = Number(config.settings.IDENTITY_CACHE_TTL_MS ?? 0);
+  const heard = config.role === 'start' || Boolean(config.settings.RABBITMQ_URL);
+  return ttlMs > 0 && heard ? new IdentityCache({ ttlMs }) : undefined;
+}
+
 /** A token bound to a fixed value instead of its configured adapter. */
 export type Binding = readonly [token: symbol, value: unknown];
 
@@ -44,7 +55,7 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   const c = new Container();
   c.bind(CLOCK).toConstantValue(new SystemClock());
   c.bind(ID_GENERATOR).toConstantValue(new CryptoIdGenerator());
-  c.bind(STORE).toConstantValue(new KnexStore(context.db.knex));
+  c.bind(STORE).toConstantValue(new KnexStore(context.db.knex, { identityCache: identityCacheFor(config) }));
   c.bind(TOKEN_SIGNER)
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();

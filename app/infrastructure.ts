@@ -1,7 +1,9 @@
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
-import { type Database, openDatabase } from '../adapters/postgres/database';
+import { type Database, databaseOptions, openDatabase } from '../adapters/postgres/database';
+import { shareInvalidations } from '../adapters/postgres/identity-cache';
+import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
@@ -145,7 +147,7 @@ export async function buildInfrastructure(
 ): Promise<Infrastructure> {
   // Plugins first: one that breaks its contract fails boot before anything is opened.
   const plugins = createPluginRegistries({ ...pluginOptions(config.settings), secrets: (name) => secretOf(config, name) });
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, memory: overrides.memoryDatabase });
+  const db = await openDatabase({ ...databaseOptions(config), memory: overrides.memoryDatabase });
   const closers: Closable[] = [db];
   const closeAll = async () => {
     for (const c of closers) await c.close().catch((e) => log('warn', 'error while closing', e));
@@ -164,6 +166,10 @@ export async function buildInfrastructure(
     const nonces = await get<NonceRegistry>(NONCE_REGISTRY, true);
     const queue = await get<JobQueue>(JOB_QUEUE, true);
     const bus = await get<EventBus>(EVENT_BUS, true);
+    const store = await get<Store>(STORE);
+    if (store instanceof KnexStore && store.identityCache) {
+      await shareInvalidations(store.identityCache, bus, (e) => log('warn', 'identity cache invalidation not published', e));
+    }
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     return {
       config,
@@ -171,7 +177,7 @@ export async function buildInfrastructure(
       clock: await get<Clock>(CLOCK),
       ids: await get<IdGenerator>(ID_GENERATOR),
       db,
-      store: await get<Store>(STORE),
+      store,
       tokens: await get<TokenSigner>(TOKEN_SIGNER),
       passwords: await get<PasswordHasher>(PASSWORD_HASHER),
       rateLimits,

@@ -5,7 +5,7 @@ import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createApiApp } from '../adapters/http/api-app';
-import { openDatabase } from '../adapters/postgres/database';
+import { databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { allOperations } from '../contracts';
@@ -91,7 +91,7 @@ export async function startGateway(
 
 /** The `migrate` role: applies the relational migrations and closes the database. */
 export async function migrateDatabase(config: PlatformConfig, log: Logger): Promise<void> {
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase(databaseOptions(config));
   try {
     const applied = await migrate(db.knex, [relationalMigrations]);
     log('info', applied.length ? `applied ${applied.join(', ')}` : 'database is up to date');

@@ -6,7 +6,6 @@
  *
  *   npx tsx bench/gateway-platform.bench.ts     writes bench/results/gateway-platform.json
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,40 +15,15 @@ import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher'
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { EMPTY_BODY_DIGEST, signIdentity } from '../core/identity/gateway-signature';
+import { autocannon as run, mean, type Run } from './support/autocannon';
 
 const ROOT = path.resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 
-interface Run {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-}
-
-/** Runs autocannon in a child process without blocking this process, which serves the requests. */
-function autocannon(url: string, headers: Record<string, string>, seconds: number, connections = CONNECTIONS): Promise<Run> {
-  const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j'];
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
-  args.push(url);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon failed: ${err}`));
-      const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number };
-      resolve({ requestsPerSecond: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx });
-    });
-  });
-}
-
-const mean = (runs: Run[], k: keyof Run) => runs.reduce((s, r) => s + r[k], 0) / runs.length;
+const autocannon = (url: string, headers: Record<string, string>, seconds: number, connections = CONNECTIONS) =>
+  run(url, headers, seconds, connections);
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-'));

@@ -61,6 +61,12 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
       },
     };
   }
+  if (isDatabaseBusy(e)) {
+    return {
+      status: 503,
+      body: { error: 'Service Unavailable', message: 'The database is busy; try again shortly', code: 'DATABASE_BUSY' },
+    };
+  }
   if (status === 413)
     return { status: 413, body: { error: 'Payload Too Large', message: 'Request body is too large', code: 'PAYLOAD_TOO_LARGE' } };
   // Router and parser refusals of malformed requests (e.g. a path parameter that is not valid percent-encoded
@@ -72,6 +78,15 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
     };
   }
   return { status: 500, body: { error: 'Internal Server Error', message: 'An unexpected error occurred', code: 'INTERNAL' } };
+}
+
+/**
+ * Every connection held past the wait bound (knex's pool timeout, or the embedded database's session queue
+ * answering 57P03 cannot_connect_now): the platform is overloaded, not broken.
+ */
+function isDatabaseBusy(e: unknown): boolean {
+  const err = e as { name?: unknown; code?: unknown } | null;
+  return err?.name === 'KnexTimeoutError' || err?.code === '57P03' || err?.code === '53300';
 }
 
 export const statusFor = (code: ErrorCode) => table[code][0];

@@ -4,19 +4,45 @@ import type { Knex } from 'knex';
 
 import type { Repositories } from '../../core/ports/repositories';
 import type { Store } from '../../core/ports/store';
+import { type IdentityCache, withIdentityCache } from './identity-cache';
 import { createRepositories } from './repositories';
 
-export class KnexStore implements Store {
-  private readonly current = new AsyncLocalStorage<Knex.Transaction>();
-  readonly repos: Repositories;
+interface OpenTransaction {
+  trx: Knex.Transaction;
+  /** Run when the outermost transaction ends (committed or rolled back). */
+  after: (() => void)[];
+}
 
-  constructor(private readonly db: Knex) {
-    this.repos = createRepositories(() => this.current.getStore() ?? this.db);
+export interface KnexStoreOptions {
+  /** Serves the identity reads of every request from memory; the repositories' writes invalidate it. */
+  identityCache?: IdentityCache;
+}
+
+export class KnexStore implements Store {
+  private readonly current = new AsyncLocalStorage<OpenTransaction>();
+  readonly repos: Repositories;
+  readonly identityCache?: IdentityCache;
+
+  constructor(
+    private readonly db: Knex,
+    options: KnexStoreOptions = {},
+  ) {
+    this.identityCache = options.identityCache;
+    const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db);
+    const after = (work: () => void) => this.current.getStore()?.after.push(work);
+    this.repos = options.identityCache
+      ? withIdentityCache(repos, options.identityCache, after, () => this.current.getStore() !== undefined)
+      : repos;
   }
 
-  transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     const open = this.current.getStore();
     if (open) return work(this.repos);
-    return this.db.transaction((trx) => this.current.run(trx, () => work(this.repos)));
+    const after: (() => void)[] = [];
+    try {
+      return await this.db.transaction((trx) => this.current.run({ trx, after }, () => work(this.repos)));
+    } finally {
+      for (const run of after) run();
+    }
   }
 }

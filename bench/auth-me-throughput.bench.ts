@@ -1,0 +1,172 @@
+/**
+ * Throughput of GET /api/auth/me (issue 7): through the gateway and on the api directly, on the embedded
+ * default (PGlite in its worker thread) and, when the local Postgres server answers, with DATABASE_URL;
+ * against a bare node:http server measured in the same run. Also the resident memory after boot.
+ *
+ *   npx tsx bench/auth-me-throughput.bench.ts     writes bench/results/auth-me-throughput.json
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import pg from 'pg';
+
+import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
+import { loadConfig } from '../app/configuration';
+import { startPlatform } from '../app/platform';
+import { EMPTY_BODY_DIGEST, signIdentity } from '../core/identity/gateway-signature';
+import { autocannon, mean, type Run } from './support/autocannon';
+
+const ROOT = path.resolve(__dirname, '..');
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const PATHNAME = '/api/auth/me';
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+const figures = (runs: Run[]) => ({
+  requestsPerSecond: mean(runs, 'requestsPerSecond'),
+  p50Ms: mean(runs, 'p50Ms'),
+  p99Ms: mean(runs, 'p99Ms'),
+  non2xx: mean(runs, 'non2xx'),
+});
+
+async function bareNodeHttp(): Promise<ReturnType<typeof figures>> {
+  const body = JSON.stringify({ data: { id: 'u', email: 'bench@example.com' } });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATHNAME}`;
+  try {
+    await autocannon(url, {}, 1, CONNECTIONS);
+    const runs: Run[] = [];
+    for (let i = 0; i < ROUNDS; i++) runs.push(await autocannon(url, {}, SECONDS, CONNECTIONS));
+    return figures(runs);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
+async function platformFigures(databaseUrl?: string) {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-me-'));
+  const config = loadConfig('start', {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    API_PORT: '0',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_IP: '100000000',
+    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+    SIGNATURE_MAX_AGE_MS: '60000',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  // The direct figure replays one pre-signed request, so both paths accept repeated nonces.
+  const acceptRepeats = { id: 'bench-accept-repeats', claim: async () => true, close: async () => undefined };
+  const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }), nonces: acceptRepeats });
+  global.gc?.();
+  const rssAfterBootMb = mb(process.memoryUsage().rss);
+  try {
+    const reg = await fetch(`${platform.gatewayUrl}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }),
+    });
+    const session = (await reg.json()) as {
+      data: { accessToken: string; user: { id: string; email: string; organizations: { id: string }[] } };
+    };
+    const user = session.data.user;
+    const gatewayHeaders = { authorization: `Bearer ${session.data.accessToken}` };
+    const directHeaders = () =>
+      signIdentity(
+        config.secrets.internal,
+        {
+          userId: user.id,
+          organizationId: user.organizations[0].id,
+          email: user.email,
+          platformRole: 'user',
+          orgRole: 'owner',
+          apiKeyId: null,
+          apiKeyScopes: [],
+          clientIp: '127.0.0.1',
+          tokenVersion: 0,
+        },
+        { method: 'GET', url: PATHNAME, bodyDigest: EMPTY_BODY_DIGEST, nowMs: Date.now(), nonce: '0'.repeat(32) },
+      );
+    await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), 1, CONNECTIONS); // warm-up
+    await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, 1, CONNECTIONS);
+    const direct: Run[] = [];
+    const gateway: Run[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      direct.push(await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), SECONDS, CONNECTIONS));
+      gateway.push(await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, SECONDS, CONNECTIONS));
+    }
+    return { rssAfterBootMb, rssAfterLoadMb: mb(process.memoryUsage().rss), direct: figures(direct), gateway: figures(gateway) };
+  } finally {
+    await platform.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A scratch database on the local Postgres server (BENCH_POSTGRES_ADMIN_URL), dropped afterwards. */
+async function postgresFigures() {
+  const adminUrl = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `ap_bench_auth_me_${Date.now()}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    await c.query(sql).finally(() => c.end());
+  };
+  try {
+    await admin(`CREATE DATABASE ${name}`);
+  } catch (e) {
+    return { skipped: `no local Postgres server: ${(e as Error).message}` };
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  try {
+    return await platformFigures(url.toString());
+  } catch (e) {
+    return { skipped: `the platform did not boot on the local Postgres server: ${(e as Error).message}` };
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  }
+}
+
+async function main() {
+  const bare = await bareNodeHttp();
+  const embedded = await platformFigures();
+  const postgres = await postgresFigures();
+  const ratios = (p: Awaited<ReturnType<typeof platformFigures>>) => ({
+    gatewayVsBare: p.gateway.requestsPerSecond / bare.requestsPerSecond,
+    gatewayVsDirect: p.gateway.requestsPerSecond / p.direct.requestsPerSecond,
+  });
+  const result = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: os.cpus().length,
+    endpoint: `GET ${PATHNAME}`,
+    connections: CONNECTIONS,
+    secondsPerRun: SECONDS,
+    rounds: ROUNDS,
+    bareNodeHttp: bare,
+    embedded: { ...embedded, ratios: ratios(embedded) },
+    postgres: 'skipped' in postgres ? postgres : { ...postgres, ratios: ratios(postgres) },
+    targets: { embeddedGatewayVsBare: 0.1, postgresGatewayVsBare: 0.2, gatewayVsDirect: 0.8 },
+    note: 'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon runs in a child process.',
+  };
+  await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
+  await writeFile(path.join(ROOT, 'bench/results/auth-me-throughput.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const line = (p: typeof embedded) => ({ gateway: p.gateway.requestsPerSecond, direct: p.direct.requestsPerSecond, ...ratios(p) });
+  process.stdout.write(
+    `${JSON.stringify({ bare: bare.requestsPerSecond, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
+  );
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
