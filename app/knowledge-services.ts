@@ -1,3 +1,4 @@
+import { offloadedEmbedder } from '../adapters/local-ai/pooled-local.embedder';
 import type { BillingDeps } from '../core/billing/billing';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../core/knowledge/chunker';
 import type { IngestJobPayload } from '../core/knowledge/documents';
@@ -26,9 +27,10 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     blobs: infra.blobs,
     queue: infra.queue,
     vectorIndex: k.vectorIndex,
-    embedder: k.embedder,
+    embedder: offloadedEmbedder(k.embedder, k.heavyWork),
     reranker: k.reranker,
     loader: k.documentLoader,
+    heavyWork: k.heavyWork,
     imageDescriber: k.imageDescriber,
     billing,
     pricing: tablePricing(prices),

@@ -6,9 +6,8 @@
 import { chunkText } from '../../core/knowledge/chunker';
 import { summarize } from '../../core/knowledge/summarize';
 import type { HeavyTaskName, HeavyTasks } from '../../core/ports/heavy-work';
-import { estimateTokens } from '../../core/shared/token-estimate';
 import { type ExtractionLimits, MultiFormatDocumentLoader } from '../documents/multi-format.document-loader';
-import { hashEmbed } from '../local-ai/local-hash.embedder';
+import { LocalEmbedder } from '../local-ai/local-hash.embedder';
 
 export type HeavyTaskHandlers = { [K in HeavyTaskName]: (input: HeavyTasks[K]['input']) => Promise<HeavyTasks[K]['output']> };
 
@@ -22,17 +21,15 @@ const asBuffer = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? bytes : Buffer
 
 export function heavyTaskHandlers(settings: HeavyTaskSettings): HeavyTaskHandlers {
   const loader = new MultiFormatDocumentLoader({ limits: settings.limits });
+  const embedder = new LocalEmbedder();
   return {
     'document.extract': async (input) => loader.load({ ...input, bytes: asBuffer(input.bytes) }),
     'text.chunk': async ({ text, options }) => chunkText(text, options),
     'text.summarize': async ({ text, title }) => summarize(text, title === undefined ? {} : { title }),
     'embed.local': async ({ texts, dimensions }) => {
-      let tokens = 0;
-      const vectors = texts.map((text) => {
-        tokens += estimateTokens(text);
-        return Float32Array.from(hashEmbed(text, dimensions));
-      });
-      return { vectors, tokens };
+      const result = await embedder.embed(texts, { dimensions, purpose: 'document' });
+      // float32 rows move to the caller without a copy; the vector stores keep float32 anyway
+      return { vectors: result.vectors.map((v) => Float32Array.from(v)), tokens: result.usage.tokens };
     },
   };
 }

@@ -1,8 +1,8 @@
 /** Entry of a heavy-work thread: runs the tasks the pool posts, one at a time, and posts each outcome back. */
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { isDomainError } from '../../core/shared/errors';
 import type { HeavyTaskName } from '../../core/ports/heavy-work';
+import { isDomainError } from '../../core/shared/errors';
 import { heavyTaskHandlers, type HeavyTaskSettings, transferablesOf } from './heavy-tasks';
 import type { WorkerReply } from './worker-pool';
 

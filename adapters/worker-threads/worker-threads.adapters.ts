@@ -5,8 +5,7 @@
 import { cpus } from 'node:os';
 
 import type { HeavyWork } from '../../core/ports/heavy-work';
-import { type Settings, setting } from '../kit/adapter-definition';
-import { defineAdapter } from '../kit/adapter-definition';
+import { defineAdapter, setting, type Settings } from '../kit/adapter-definition';
 import type { HeavyTaskSettings } from './heavy-tasks';
 
 const MIB = 1024 * 1024;

@@ -74,7 +74,9 @@ export const chunkStep: IngestionStep = {
   id: 'chunk',
   async run(ctx) {
     const { size, overlap } = ctx.knowledgeBase.settings.chunking ?? ctx.deps.settings.defaultChunking;
-    ctx.chunks = chunkText(ctx.loaded!.text, { size, overlap });
+    const text = ctx.loaded!.text;
+    const work = ctx.deps.heavyWork;
+    ctx.chunks = work ? await work.run('text.chunk', { text, options: { size, overlap } }) : chunkText(text, { size, overlap });
     if (ctx.chunks.length === 0) throw new DomainError('VALIDATION', `No extractable text in "${ctx.document.title}"`);
     ctx.counters.chunks = ctx.chunks.length;
   },
@@ -147,7 +149,8 @@ export const summaryStep: IngestionStep = {
   id: 'summary',
   optional: true,
   async run(ctx) {
-    ctx.digest = summarize(ctx.loaded!.text, { title: ctx.document.title });
+    const input = { text: ctx.loaded!.text, title: ctx.document.title };
+    ctx.digest = ctx.deps.heavyWork ? await ctx.deps.heavyWork.run('text.summarize', input) : summarize(input.text, { title: input.title });
   },
 };
 

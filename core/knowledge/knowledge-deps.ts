@@ -4,6 +4,7 @@ import type { BlobStore } from '../ports/blob-store';
 import type { Clock } from '../ports/clock';
 import type { DocumentLoader } from '../ports/document-loader';
 import type { Embedder } from '../ports/embedder';
+import type { HeavyWork } from '../ports/heavy-work';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { ImageDescriber } from '../ports/media-understanding';
@@ -42,6 +43,8 @@ export interface KnowledgeDeps {
   /** Used by retrieval when present. */
   reranker: Reranker | null;
   loader: DocumentLoader;
+  /** Chunking and summaries run here, off the request loop; inline when absent (tests of the core alone). */
+  heavyWork?: HeavyWork;
   /** Describes images given to search; without it image search is refused with a clear message. */
   imageDescriber: ImageDescriber | null;
   billing: BillingDeps;

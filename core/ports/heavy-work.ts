@@ -5,9 +5,29 @@
  * a DomainError naming the bound (`PAYLOAD_TOO_LARGE` "... too large when unpacked ...", `VALIDATION` "... took
  * longer than ..."), so the one document, attachment or request that carried it fails and nothing else waits.
  */
-import type { ChunkOptions, TextChunk } from '../knowledge/chunker';
-import type { DocumentDigest } from '../knowledge/summarize';
 import type { LoadedDocument, LoadInput } from './document-loader';
+
+export interface ChunkOptions {
+  /** Maximum characters per chunk (default 1000). */
+  size?: number;
+  /** Characters shared with the previous chunk, approximately (default 200); must be below size. */
+  overlap?: number;
+}
+
+export interface TextChunk {
+  index: number;
+  content: string;
+  /** Offset of the first character in the normalised text. */
+  start: number;
+  /** Offset after the last character in the normalised text. */
+  end: number;
+}
+
+/** The document map's extractive summary and topics (core/knowledge/summarize.ts). */
+export interface DocumentDigest {
+  summary: string;
+  topics: string[];
+}
 
 /** Every task the pool runs: its input and its output (both structured-cloneable). */
 export interface HeavyTasks {
