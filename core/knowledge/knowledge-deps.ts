@@ -25,6 +25,8 @@ export interface KnowledgeSettings {
   defaultChunking: ChunkingSettings;
   /** Texts per embedder call in the pipeline. */
   embedBatchSize: number;
+  /** Embedder calls in flight at once (1 when absent): the offline embedder runs one per heavy-work thread. */
+  embedConcurrency?: number;
   /** Deliveries of one ingestion job before the document is marked failed. */
   ingestMaxAttempts: number;
 }
