@@ -85,16 +85,16 @@ async function main() {
     const bystander = await session('bystander');
     const owner = await session('owner');
     const kb = (await call('POST', '/api/knowledge/kb', owner, { name: 'Bench' })).body.knowledgeBase.id as string;
+    let pollErrors = 0;
     const documentState = async (docId: string) =>
-      (await call('GET', `/api/knowledge/kb/${kb}/documents/${docId}`, owner)).body.document as {
-        processingStatus: string;
-        chunkCount: number;
-        error: string | null;
-      };
+      (await call('GET', `/api/knowledge/kb/${kb}/documents/${docId}`, owner)).body?.document as
+        { processingStatus: string; chunkCount: number; error: string | null } | undefined;
     const settle = async (docId: string) => {
       for (;;) {
         const doc = await documentState(docId);
-        if (doc.processingStatus === 'completed' || doc.processingStatus === 'failed') return doc;
+        if (!doc)
+          pollErrors++; // the embedded database's one connection is busy past its acquire timeout
+        else if (doc.processingStatus === 'completed' || doc.processingStatus === 'failed') return doc;
         await new Promise((r) => setTimeout(r, 50));
       }
     };
