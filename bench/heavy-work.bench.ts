@@ -209,6 +209,7 @@ async function main() {
           chunks: ingested.chunkCount,
           ingestMs: +ingestMs.toFixed(0),
         },
+        failedStatusPolls: pollErrors,
         target: 'p99 <= 100 ms',
         figure: { windows: windows.length, worstP99Ms: worstWindow.p99Ms, worstWindow, all: windows },
         baseline: { what: 'same request, platform idle', ...idle },
