@@ -14,6 +14,7 @@ import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
+import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
 import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
@@ -31,6 +32,7 @@ import { CLOCK, type Clock } from '../core/ports/clock';
 import { COMMON_PASSWORD_LIST } from '../core/ports/common-password-list';
 import { DOCUMENT_LOADER } from '../core/ports/document-loader';
 import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
+import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER } from '../core/ports/html-reader';
 import { ID_GENERATOR } from '../core/ports/id-generator';
 import { IMAGE_DESCRIBER, type ImageDescriber, TRANSCRIBER, type Transcriber } from '../core/ports/media-understanding';
@@ -75,12 +77,14 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
   c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
   for (const port of platformPorts) port.bind(c, config.settings, context);
-  // The loader describes images and transcribes media with whatever those two ports resolve to.
+  // Files are parsed in the heavy-work pool; images and media are described and transcribed by whatever those
+  // two ports resolve to.
   c.bind(DOCUMENT_LOADER)
     .toDynamicValue(async (ctx) => {
       const transcriber = await ctx.getAsync<Transcriber | null>(TRANSCRIBER);
       const imageDescriber = await ctx.getAsync<ImageDescriber | null>(IMAGE_DESCRIBER);
-      return new MultiFormatDocumentLoader({ transcriber: transcriber ?? undefined, imageDescriber: imageDescriber ?? undefined });
+      const local = new MultiFormatDocumentLoader({ transcriber: transcriber ?? undefined, imageDescriber: imageDescriber ?? undefined });
+      return new PooledDocumentLoader(await ctx.getAsync<HeavyWork>(HEAVY_WORK), local);
     })
     .inSingletonScope();
   for (const [token, value] of replacements) c.rebindSync(token).toConstantValue(value);

@@ -18,6 +18,7 @@ import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loa
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
 import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
+import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
 import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
 import { JOB_QUEUE, type JobQueue } from '../core/ports/job-queue';
@@ -51,6 +52,8 @@ export interface KnowledgeAdapters {
   transcriber: Transcriber | null;
   imageDescriber: ImageDescriber | null;
   documentLoader: DocumentLoader;
+  /** The pool of bounded worker threads for parsing, chunking, summaries and offline embeddings. */
+  heavyWork: HeavyWork;
   /** The SSRF-guarded fetcher: the only way to the network for sources and plugins. */
   outbound: OutboundFetcher;
   html: HtmlReader;
@@ -171,6 +174,7 @@ export async function buildInfrastructure(
       await shareInvalidations(store.identityCache, bus, (e) => log('warn', 'identity cache invalidation not published', e));
     }
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
+    const heavyWork = await get<HeavyWork>(HEAVY_WORK, true);
     return {
       config,
       log,
@@ -196,6 +200,7 @@ export async function buildInfrastructure(
         transcriber: await get<Transcriber | null>(TRANSCRIBER),
         imageDescriber: await get<ImageDescriber | null>(IMAGE_DESCRIBER),
         documentLoader: await get<DocumentLoader>(DOCUMENT_LOADER),
+        heavyWork,
         outbound: await get<OutboundFetcher>(OUTBOUND_FETCHER),
         html: await get<HtmlReader>(HTML_READER),
         graphSearch: await get<GraphSearch>(GRAPH_SEARCH),

@@ -1,3 +1,4 @@
+import { offloadedEmbedder } from '../adapters/local-ai/pooled-local.embedder';
 import type { BillingDeps } from '../core/billing/billing';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../core/knowledge/chunker';
 import type { IngestJobPayload } from '../core/knowledge/documents';
@@ -14,6 +15,7 @@ export const INGEST_MAX_ATTEMPTS = 3;
 
 export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps): KnowledgeDeps {
   const k = infra.knowledge;
+  const embedder = offloadedEmbedder(k.embedder, k.heavyWork);
   const prices = new Map(
     bundledCatalogue()
       .filter((m) => m.capabilities.embeddings)
@@ -26,9 +28,10 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     blobs: infra.blobs,
     queue: infra.queue,
     vectorIndex: k.vectorIndex,
-    embedder: k.embedder,
+    embedder,
     reranker: k.reranker,
     loader: k.documentLoader,
+    heavyWork: k.heavyWork,
     imageDescriber: k.imageDescriber,
     billing,
     pricing: tablePricing(prices),
@@ -38,6 +41,8 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
       defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },
       defaultChunking: { size: DEFAULT_CHUNK_SIZE, overlap: DEFAULT_CHUNK_OVERLAP },
       embedBatchSize: 64,
+      // pooled offline batches fill the heavy-work threads; a remote provider keeps one call at a time
+      embedConcurrency: embedder === k.embedder ? 1 : 2,
       ingestMaxAttempts: INGEST_MAX_ATTEMPTS,
     },
     log: (level, message, extra) => infra.log(level, message, extra),

@@ -18,12 +18,26 @@ import { loadHtml } from './html.loader';
 import { imageLoader, mediaLoader } from './media.loader';
 import { loadPdf } from './pdf.loader';
 import { loadMarkdown, loadPlainText } from './text.loader';
+import { checkPdfUnpackedSize, checkZipUnpackedSize, type UnpackLimits } from './unpack-limits';
+
+/** Bounds of one extraction: unpacked size of compressed parts, and length of the text that comes out. */
+export interface ExtractionLimits extends UnpackLimits {
+  maxTextChars: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: ExtractionLimits = {
+  maxPartBytes: 16 * 1024 * 1024,
+  maxTotalBytes: 64 * 1024 * 1024,
+  maxTextChars: 16 * 1024 * 1024,
+};
 
 export interface MultiFormatDocumentLoaderOptions {
   /** Vision model for captions and OCR of uploaded images; without it images fail with NOT_CONFIGURED. */
   imageDescriber?: ImageDescriber;
   /** Speech-to-text model for audio and video; without it they fail with NOT_CONFIGURED. */
   transcriber?: Transcriber;
+  /** Unpacked-size and output bounds (DEFAULT_EXTRACTION_LIMITS when absent). */
+  limits?: ExtractionLimits;
 }
 
 const EMPTY_REASONS: Record<DocumentKind, string> = {
@@ -42,11 +56,13 @@ const EMPTY_REASONS: Record<DocumentKind, string> = {
 export class MultiFormatDocumentLoader implements DocumentLoader {
   readonly id = 'multi-format';
   private readonly loaders: Readonly<Record<FileFormat, FormatLoader>>;
+  private readonly limits: ExtractionLimits;
 
   constructor(options: MultiFormatDocumentLoaderOptions = {}) {
     const image = imageLoader(options.imageDescriber);
     const audio = mediaLoader(options.transcriber, 'audio');
     const video = mediaLoader(options.transcriber, 'video');
+    this.limits = options.limits ?? DEFAULT_EXTRACTION_LIMITS;
     this.loaders = {
       pdf: loadPdf,
       docx: loadDocx,
@@ -76,13 +92,18 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
 
   async load(input: LoadInput): Promise<LoadedDocument> {
     const detected = detectFile(input);
+    // bombs fail here, before a parser inflates a part whole
+    if (detected.format === 'docx') checkZipUnpackedSize(input.bytes, input.filename, this.limits);
+    if (detected.format === 'pdf') checkPdfUnpackedSize(input.bytes, input.filename, this.limits);
     const content = await this.loaders[detected.format]({
       bytes: input.bytes,
       filename: input.filename,
       format: detected.format,
       mimeType: detected.mimeType,
     });
+    if (content.text.length > this.limits.maxTextChars * 2) throw this.textTooLong(input.filename);
     const text = normalizeWhitespace(content.text);
+    if (text.length > this.limits.maxTextChars) throw this.textTooLong(input.filename);
     if (!text) {
       throw new DomainError('VALIDATION', `No extractable text in "${input.filename}": ${EMPTY_REASONS[detected.kind]}`, {
         filename: input.filename,
@@ -101,5 +122,13 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
         sizeBytes: input.bytes.length,
       },
     };
+  }
+
+  private textTooLong(filename: string): DomainError {
+    const max = this.limits.maxTextChars;
+    return new DomainError('PAYLOAD_TOO_LARGE', `The text extracted from "${filename}" is longer than the ${max} characters allowed`, {
+      filename,
+      limit: max,
+    });
   }
 }

@@ -4,6 +4,7 @@
  */
 import { blobStorePort } from './blob-store.port';
 import { chatPort } from './chat.port';
+import { heavyWorkPort } from './heavy-work.port';
 import { embeddingsPort, rerankPort, speechPort, transcriptionPort, visionPort } from './model-capabilities.port';
 import { nonceRegistryPort } from './nonce-registry.port';
 import type { PlatformPort } from './platform-port';
@@ -23,4 +24,5 @@ export const platformPorts: readonly PlatformPort[] = [
   visionPort,
   transcriptionPort,
   speechPort,
+  heavyWorkPort,
 ];

@@ -6,8 +6,9 @@ import type { AttachmentDeps, AttachmentJobPayload } from './attachment-deps';
 /** Attempts of one extraction job (transient provider failures) before the attachment is marked failed. */
 export const ATTACHMENT_MAX_ATTEMPTS = 3;
 
-/** Bad or empty files and missing optional models (vision, transcription) will not get better on a retry. */
-const isPermanent = (e: unknown) => isDomainError(e) && ['VALIDATION', 'NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE'].includes(e.code);
+/** Bad, empty or oversized files (bombs) and missing optional models (vision, transcription) will not get better on a retry. */
+const isPermanent = (e: unknown) =>
+  isDomainError(e) && ['VALIDATION', 'NOT_CONFIGURED', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'].includes(e.code);
 
 const reason = (e: unknown) => (isDomainError(e) ? e.message : 'Text extraction failed unexpectedly');
 

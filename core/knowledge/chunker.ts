@@ -10,23 +10,10 @@
  * `overlap` characters before the previous cut, moved forward to the next word start so neighbours
  * share whole words.
  */
+import type { ChunkOptions, TextChunk } from '../ports/heavy-work';
 import { DomainError } from '../shared/errors';
 
-export interface ChunkOptions {
-  /** Maximum characters per chunk (default 1000). */
-  size?: number;
-  /** Characters shared with the previous chunk, approximately (default 200); must be below size. */
-  overlap?: number;
-}
-
-export interface TextChunk {
-  index: number;
-  content: string;
-  /** Offset of the first character in the normalised text. */
-  start: number;
-  /** Offset after the last character in the normalised text. */
-  end: number;
-}
+export type { ChunkOptions, TextChunk };
 
 export const DEFAULT_CHUNK_SIZE = 1000;
 export const DEFAULT_CHUNK_OVERLAP = 200;

@@ -74,7 +74,9 @@ export const chunkStep: IngestionStep = {
   id: 'chunk',
   async run(ctx) {
     const { size, overlap } = ctx.knowledgeBase.settings.chunking ?? ctx.deps.settings.defaultChunking;
-    ctx.chunks = chunkText(ctx.loaded!.text, { size, overlap });
+    const text = ctx.loaded!.text;
+    const work = ctx.deps.heavyWork;
+    ctx.chunks = work ? await work.run('text.chunk', { text, options: { size, overlap } }) : chunkText(text, { size, overlap });
     if (ctx.chunks.length === 0) throw new DomainError('VALIDATION', `No extractable text in "${ctx.document.title}"`);
     ctx.counters.chunks = ctx.chunks.length;
   },
@@ -103,17 +105,32 @@ export const embedStep: IngestionStep = {
     if (!isFreeModel(model)) await ensureCredits(deps.billing, kb.organizationId);
     if (await ctx.isStale()) throw new DocumentStale();
     const batch = Math.max(1, deps.settings.embedBatchSize);
-    ctx.vectors = [];
-    for (let i = 0; i < ctx.chunks.length; i += batch) {
-      const texts = ctx.chunks.slice(i, i + batch).map((c) => c.content);
+    const batches: string[][] = [];
+    for (let i = 0; i < ctx.chunks.length; i += batch) batches.push(ctx.chunks.slice(i, i + batch).map((c) => c.content));
+    const results = await mapConcurrently(batches, Math.max(1, deps.settings.embedConcurrency ?? 1), async (texts) => {
       const result = await deps.embedder.embed(texts, { dimensions, purpose: 'document' });
       if (result.vectors.length !== texts.length)
         throw new DomainError('UPSTREAM_FAILED', 'The embedder returned a different number of vectors than texts');
-      ctx.vectors.push(...result.vectors);
-      ctx.usage.embeddingTokens += result.usage.tokens;
-    }
+      return result;
+    });
+    ctx.vectors = results.flatMap((r) => r.vectors);
+    for (const r of results) ctx.usage.embeddingTokens += r.usage.tokens;
   },
 };
+
+/** `work` over `items` with at most `limit` calls in flight; results in the items' order. */
+async function mapConcurrently<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await work(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  return results;
+}
 
 export const storeStep: IngestionStep = {
   id: 'store',
@@ -147,7 +164,8 @@ export const summaryStep: IngestionStep = {
   id: 'summary',
   optional: true,
   async run(ctx) {
-    ctx.digest = summarize(ctx.loaded!.text, { title: ctx.document.title });
+    const input = { text: ctx.loaded!.text, title: ctx.document.title };
+    ctx.digest = ctx.deps.heavyWork ? await ctx.deps.heavyWork.run('text.summarize', input) : summarize(input.text, { title: input.title });
   },
 };
 

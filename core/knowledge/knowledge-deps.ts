@@ -4,6 +4,7 @@ import type { BlobStore } from '../ports/blob-store';
 import type { Clock } from '../ports/clock';
 import type { DocumentLoader } from '../ports/document-loader';
 import type { Embedder } from '../ports/embedder';
+import type { HeavyWork } from '../ports/heavy-work';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { ImageDescriber } from '../ports/media-understanding';
@@ -24,6 +25,8 @@ export interface KnowledgeSettings {
   defaultChunking: ChunkingSettings;
   /** Texts per embedder call in the pipeline. */
   embedBatchSize: number;
+  /** Embedder calls in flight at once (1 when absent): the offline embedder runs one per heavy-work thread. */
+  embedConcurrency?: number;
   /** Deliveries of one ingestion job before the document is marked failed. */
   ingestMaxAttempts: number;
 }
@@ -42,6 +45,8 @@ export interface KnowledgeDeps {
   /** Used by retrieval when present. */
   reranker: Reranker | null;
   loader: DocumentLoader;
+  /** Chunking and summaries run here, off the request loop; inline when absent (tests of the core alone). */
+  heavyWork?: HeavyWork;
   /** Describes images given to search; without it image search is refused with a clear message. */
   imageDescriber: ImageDescriber | null;
   billing: BillingDeps;

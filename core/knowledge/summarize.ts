@@ -4,6 +4,7 @@
  * content-word frequencies), in document order; the topics are the most frequent content words and word
  * pairs, title words counted extra.
  */
+import type { DocumentDigest } from '../ports/heavy-work';
 
 const STOPWORDS = new Set(
   (
@@ -33,10 +34,7 @@ export function splitSentences(text: string): string[] {
     .filter((s) => s.length >= 20);
 }
 
-export interface DocumentDigest {
-  summary: string;
-  topics: string[];
-}
+export type { DocumentDigest };
 
 export function summarize(
   text: string,

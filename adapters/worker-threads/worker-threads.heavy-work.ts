@@ -1,0 +1,64 @@
+import { join } from 'node:path';
+
+import type { HeavyTaskName, HeavyTasks, HeavyWork } from '../../core/ports/heavy-work';
+import { heavyTaskHandlers, type HeavyTaskSettings } from './heavy-tasks';
+import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
+
+export interface PoolSizing {
+  threads: number;
+  timeoutMs: number;
+  memoryMb: number;
+}
+
+/** HEAVY_WORK=worker-threads (default): every task in a bounded worker thread. */
+export class WorkerThreadsHeavyWork implements HeavyWork {
+  readonly id = 'worker-threads';
+  private readonly pool: WorkerPool;
+
+  constructor(settings: HeavyTaskSettings, sizing: PoolSizing, log?: WorkerPoolOptions['log']) {
+    // the entry next to this file, in whichever form this file runs (.ts under tsx and jest, .js once built)
+    const entry = join(__dirname, `heavy-work.worker${__filename.endsWith('.ts') ? '.ts' : '.js'}`);
+    this.pool = new WorkerPool({ entry, ...sizing, workerData: settings, log });
+  }
+
+  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']> {
+    return this.pool.run(task, input) as Promise<HeavyTasks[K]['output']>;
+  }
+
+  stats() {
+    return this.pool.stats();
+  }
+
+  close() {
+    return this.pool.close();
+  }
+}
+
+/**
+ * HEAVY_WORK=in-process: the same tasks inline, on the caller's event loop, with the unpacked-size and output
+ * bounds but no time or memory bound. For tests and debugging only: a large file stalls every request.
+ */
+export class InProcessHeavyWork implements HeavyWork {
+  readonly id = 'in-process';
+  private readonly handlers;
+  private running = 0;
+
+  constructor(settings: HeavyTaskSettings) {
+    this.handlers = heavyTaskHandlers(settings);
+  }
+
+  async run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']> {
+    this.running++;
+    try {
+      return await (this.handlers[task] as (input: HeavyTasks[K]['input']) => Promise<HeavyTasks[K]['output']>)(input);
+    } finally {
+      this.running--;
+    }
+  }
+
+  stats() {
+    return { threads: 0, running: this.running, queued: 0 };
+  }
+
+  async close() {}
+}

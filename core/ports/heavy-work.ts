@@ -1,0 +1,50 @@
+/**
+ * CPU-heavy or hostile-input work kept off the event loop that serves requests (ARCHITECTURE "Keep the request
+ * loop free"): parsing untrusted files, chunking, summaries, offline embeddings. The adapter runs each task in
+ * a pool of worker threads, bounded in time, memory and unpacked size; a task that breaks a bound rejects with
+ * a DomainError naming the bound (`PAYLOAD_TOO_LARGE` "... too large when unpacked ...", `VALIDATION` "... took
+ * longer than ..."), so the one document, attachment or request that carried it fails and nothing else waits.
+ */
+import type { LoadedDocument, LoadInput } from './document-loader';
+
+export interface ChunkOptions {
+  /** Maximum characters per chunk (default 1000). */
+  size?: number;
+  /** Characters shared with the previous chunk, approximately (default 200); must be below size. */
+  overlap?: number;
+}
+
+export interface TextChunk {
+  index: number;
+  content: string;
+  /** Offset of the first character in the normalised text. */
+  start: number;
+  /** Offset after the last character in the normalised text. */
+  end: number;
+}
+
+/** The document map's extractive summary and topics (core/knowledge/summarize.ts). */
+export interface DocumentDigest {
+  summary: string;
+  topics: string[];
+}
+
+/** Every task the pool runs: its input and its output (both structured-cloneable). */
+export interface HeavyTasks {
+  /** Text, title and metadata of a file (not images, audio or video: those call a model, see DocumentLoader). */
+  'document.extract': { input: LoadInput; output: LoadedDocument };
+  'text.chunk': { input: { text: string; options: ChunkOptions }; output: TextChunk[] };
+  'text.summarize': { input: { text: string; title?: string }; output: DocumentDigest };
+  /** The offline embedder's vectors (local/hash-embed), as float32 rows. */
+  'embed.local': { input: { texts: string[]; dimensions: number }; output: { vectors: Float32Array[]; tokens: number } };
+}
+export type HeavyTaskName = keyof HeavyTasks;
+
+export interface HeavyWork {
+  readonly id: string;
+  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']>;
+  /** Tasks running and waiting, for health and benchmarks. */
+  stats(): { threads: number; running: number; queued: number };
+  close(): Promise<void>;
+}
+export const HEAVY_WORK = Symbol.for('HeavyWork');
