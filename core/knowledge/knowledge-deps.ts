@@ -4,12 +4,15 @@ import type { BlobStore } from '../ports/blob-store';
 import type { Clock } from '../ports/clock';
 import type { DocumentLoader } from '../ports/document-loader';
 import type { Embedder } from '../ports/embedder';
+import type { GraphSearch } from '../ports/graph-search';
+import type { GraphStore } from '../ports/graph-store';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { ImageDescriber } from '../ports/media-understanding';
 import type { Reranker } from '../ports/reranker';
 import type { Store } from '../ports/store';
 import type { VectorIndex } from '../ports/vector-index';
+import type { IngestionStep } from './ingestion-steps';
 import type { ChunkingSettings, EmbeddingSettings } from './knowledge-base';
 import type { KnowledgePricing } from './pricing';
 
@@ -50,4 +53,10 @@ export interface KnowledgeDeps {
   log: KnowledgeLog;
   /** Where ingestion (and source syncs) report as jobs (DECISIONS "Jobs"); absent in tests that do not watch jobs. */
   jobs?: JobReporter;
+  /** The knowledge graph: document and knowledge-base deletes remove their contributions. */
+  graph?: GraphStore;
+  /** Graph discovery run next to vector and text retrieval in search (spec 4.9). */
+  graphSearch?: GraphSearch;
+  /** The pipeline's steps (default: defaultIngestionSteps; the app adds graph extraction). */
+  ingestionSteps?: readonly IngestionStep[];
 }
