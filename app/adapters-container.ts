@@ -29,7 +29,9 @@ import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
 import { COMMON_PASSWORD_LIST } from '../core/ports/common-password-list';
 import { DOCUMENT_LOADER } from '../core/ports/document-loader';
-import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
+import { graphSearchOver } from '../core/graph/graph-query';
+import { GRAPH_SEARCH } from '../core/ports/graph-search';
+import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HTML_READER } from '../core/ports/html-reader';
 import { ID_GENERATOR } from '../core/ports/id-generator';
 import { IMAGE_DESCRIBER, type ImageDescriber, TRANSCRIBER, type Transcriber } from '../core/ports/media-understanding';
@@ -61,8 +63,10 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(COMMON_PASSWORD_LIST)
     .toDynamicValue(() => new ZxcvbnCommonPasswordList(config.security.password.commonListSize))
     .inSingletonScope();
-  // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
-  c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
+  // Entity search and graph discovery over whichever graph store GRAPH_STORE selects.
+  c.bind(GRAPH_SEARCH)
+    .toDynamicValue(async (ctx) => graphSearchOver(await ctx.getAsync<GraphStore>(GRAPH_STORE)))
+    .inSingletonScope();
   for (const port of platformPorts) port.bind(c, config.settings, context);
   // The loader describes images and transcribes media with whatever those two ports resolve to.
   c.bind(DOCUMENT_LOADER)

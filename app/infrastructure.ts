@@ -16,6 +16,7 @@ import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loa
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
 import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
+import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
 import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
 import { JOB_QUEUE, type JobQueue } from '../core/ports/job-queue';
@@ -52,8 +53,10 @@ export interface KnowledgeAdapters {
   /** The SSRF-guarded fetcher: the only way to the network for sources and plugins. */
   outbound: OutboundFetcher;
   html: HtmlReader;
-  /** Entity search over the knowledge graphs (chat's graph step). */
+  /** Entity search over the knowledge graphs (chat's graph step, search's graph discovery). */
   graphSearch: GraphSearch;
+  /** The knowledge graph (GRAPH_STORE). */
+  graphStore: GraphStore;
 }
 
 export interface ChatAdapters {
@@ -193,6 +196,7 @@ export async function buildInfrastructure(
         outbound: await get<OutboundFetcher>(OUTBOUND_FETCHER),
         html: await get<HtmlReader>(HTML_READER),
         graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
+        graphStore: await get<GraphStore>(GRAPH_STORE, true),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
       plugins,

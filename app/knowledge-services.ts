@@ -6,6 +6,7 @@ import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-de
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
 import type { Consumer } from './consumer';
+import { ingestionStepsWithGraph } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
 
@@ -33,6 +34,9 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     billing,
     pricing: tablePricing(prices),
     jobs: jobTracker(infra),
+    graph: k.graphStore,
+    graphSearch: k.graphSearch,
+    ingestionSteps: ingestionStepsWithGraph(infra, billing),
     settings: {
       uploadMaxBytes: infra.config.uploads.maxBytes,
       defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },

@@ -4,6 +4,7 @@
  */
 import { blobStorePort } from './blob-store.port';
 import { chatPort } from './chat.port';
+import { graphStorePort } from './graph-store.port';
 import { embeddingsPort, rerankPort, speechPort, transcriptionPort, visionPort } from './model-capabilities.port';
 import { nonceRegistryPort } from './nonce-registry.port';
 import type { PlatformPort } from './platform-port';
@@ -13,6 +14,7 @@ import { vectorIndexPort } from './vector-index.port';
 
 export const platformPorts: readonly PlatformPort[] = [
   vectorIndexPort,
+  graphStorePort,
   blobStorePort,
   queuePort,
   rateLimitStorePort,
