@@ -1,0 +1,48 @@
+import { foldName } from '../../core/graph/names';
+import { extractOffline } from '../../core/graph/offline-extractor';
+import { CORPUS } from './corpus';
+
+/** Precision and recall of the offline extractor over the labelled corpus (names compared folded). */
+export function extractionQuality() {
+  let tp = 0;
+  let fp = 0;
+  let fn = 0;
+  const misses: string[] = [];
+  const extras: string[] = [];
+  const text = CORPUS.map((p) => p.text);
+  const result = extractOffline({ chunks: text.map((content, index) => ({ index, content })), pinned: [] });
+  CORPUS.forEach((p, i) => {
+    const found = new Set(
+      result.entities.filter((e) => e.mentions.some((m) => m.chunkIndex === i)).flatMap((e) => [foldName(e.name)]),
+    );
+    const labels = new Set(p.entities.map(foldName));
+    for (const f of found) (labels.has(f) ? (tp++, null) : (fp++, extras.push(f)));
+    for (const l of labels) if (!found.has(l)) (fn++, misses.push(l));
+  });
+  return { precision: tp / (tp + fp), recall: tp / (tp + fn), misses, extras };
+}
+
+describe('offline graph extraction quality', () => {
+  it('finds the labelled entities of the corpus with precision and recall of at least 0.75', () => {
+    const q = extractionQuality();
+    expect({ precisionOk: q.precision >= 0.75, recallOk: q.recall >= 0.75, ...q }).toMatchObject({ precisionOk: true, recallOk: true });
+  });
+
+  it('resolves short names, types and pattern relationships', () => {
+    const r = extractOffline({ chunks: CORPUS.slice(0, 2).map((p, index) => ({ index, content: p.text })), pinned: [] });
+    const ada = r.entities.find((e) => e.name === 'Ada Lovelace');
+    expect(ada).toMatchObject({ type: 'person' });
+    expect(ada!.aliases).toContain('Lovelace');
+    expect(r.entities.find((e) => e.name === 'Analytical Engine')?.type).toBe('product');
+    expect(r.relationships).toContainEqual(expect.objectContaining({ source: 'Ada Lovelace', target: 'Charles Babbage', type: 'worked_with' }));
+  });
+
+  it('pinned entities win, with their type and aliases', () => {
+    const r = extractOffline({
+      chunks: [{ index: 0, content: 'the engine of babbage was never finished; the analytical engine stayed on paper.' }],
+      pinned: [{ name: 'Analytical Engine', type: 'product', aliases: ['the engine'] }],
+    });
+    expect(r.entities).toEqual([expect.objectContaining({ name: 'Analytical Engine', type: 'product', confidence: 1 })]);
+    expect(r.entities[0].mentions).toEqual([{ chunkIndex: 0, count: 2 }]);
+  });
+});
