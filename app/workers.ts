@@ -2,8 +2,8 @@ import type { Container } from 'inversify';
 
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
-import type { Infrastructure } from './infrastructure';
 import { graphOptimizeConsumer } from './graph-services';
+import type { Infrastructure } from './infrastructure';
 import { webhookDeliveryConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
 import { attachmentExtractConsumer } from './public-chat-services';

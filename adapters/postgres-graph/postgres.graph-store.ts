@@ -97,7 +97,9 @@ export class PostgresGraphStore implements GraphStore {
   async deleteByKnowledgeBase(scope: GraphScope) {
     await this.db.transaction(async (trx) => {
       await trx('graph_suggestions').where({ knowledge_base_id: scope.knowledgeBaseId, organization_id: scope.organizationId }).delete();
-      await trx('graph_pinned_entities').where({ knowledge_base_id: scope.knowledgeBaseId, organization_id: scope.organizationId }).delete();
+      await trx('graph_pinned_entities')
+        .where({ knowledge_base_id: scope.knowledgeBaseId, organization_id: scope.organizationId })
+        .delete();
       // mentions, keys and relationships cascade
       await trx('graph_entities').where({ knowledge_base_id: scope.knowledgeBaseId, organization_id: scope.organizationId }).delete();
     });
@@ -120,7 +122,12 @@ export class PostgresGraphStore implements GraphStore {
     }
     const w = where.join(' AND ');
     const total = await this.db.raw(`SELECT count(*)::int AS n FROM graph_entities e WHERE ${w}`, bindings);
-    const page = await this.entities(this.db, w, [...bindings, f.limit, f.offset], 'ORDER BY mention_count DESC, e.name ASC, e.id LIMIT ? OFFSET ?');
+    const page = await this.entities(
+      this.db,
+      w,
+      [...bindings, f.limit, f.offset],
+      'ORDER BY mention_count DESC, e.name ASC, e.id LIMIT ? OFFSET ?',
+    );
     return { items: (page.rows as Row[]).map(toEntity), total: total.rows[0].n as number };
   }
 
@@ -212,7 +219,9 @@ export class PostgresGraphStore implements GraphStore {
 
   async rename(scope: GraphScope, id: string, name: string, key: string, now: string) {
     const found = await this.db.transaction(async (trx) => {
-      const row = await trx('graph_entities').where({ id, organization_id: scope.organizationId, knowledge_base_id: scope.knowledgeBaseId }).first();
+      const row = await trx('graph_entities')
+        .where({ id, organization_id: scope.organizationId, knowledge_base_id: scope.knowledgeBaseId })
+        .first();
       if (!row) return false;
       const aliases = [...new Set([...(row.aliases as string[]), row.name as string])].filter((a) => a !== name);
       await trx('graph_entities')
@@ -289,7 +298,10 @@ export class PostgresGraphStore implements GraphStore {
       return b;
     };
     const [{ n }] = await q().count<{ n: number }[]>({ n: '*' });
-    const rows = await q().orderBy([{ column: 'confidence', order: 'desc' }, { column: 'created_at', order: 'desc' }, 'id']).limit(f.limit).offset(f.offset);
+    const rows = await q()
+      .orderBy([{ column: 'confidence', order: 'desc' }, { column: 'created_at', order: 'desc' }, 'id'])
+      .limit(f.limit)
+      .offset(f.offset);
     return { items: (rows as Row[]).map(toSuggestion), total: Number(n) };
   }
 

@@ -88,7 +88,14 @@ export const graphOperations = [
     params: kbParams,
     query: { type: 'object', properties: { type: str, search: str, documentId: uuid, ...page(100) } },
     responses: {
-      '200': { description: 'Page', schema: { type: 'object', required: ['entities', 'total'], properties: { entities: { type: 'array', items: entity }, total: int, limit: int, offset: int } } },
+      '200': {
+        description: 'Page',
+        schema: {
+          type: 'object',
+          required: ['entities', 'total'],
+          properties: { entities: { type: 'array', items: entity }, total: int, limit: int, offset: int },
+        },
+      },
       ...read,
     },
   }),
@@ -106,7 +113,11 @@ export const graphOperations = [
         schema: {
           type: 'object',
           required: ['entity', 'connectedEntities', 'relationships'],
-          properties: { entity, connectedEntities: { type: 'array', items: entity }, relationships: { type: 'array', items: relationship } },
+          properties: {
+            entity,
+            connectedEntities: { type: 'array', items: entity },
+            relationships: { type: 'array', items: relationship },
+          },
         },
       },
       ...read,
@@ -121,7 +132,10 @@ export const graphOperations = [
     auth: 'user',
     params: entityParams,
     body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 200 } } },
-    responses: { '200': { description: 'Renamed', schema: { type: 'object', required: ['entity'], properties: { entity } } }, ...errors(400, 401, 403, 404, 409) },
+    responses: {
+      '200': { description: 'Renamed', schema: { type: 'object', required: ['entity'], properties: { entity } } },
+      ...errors(400, 401, 403, 404, 409),
+    },
   }),
   op({
     operationId: 'mergeGraphEntities',
@@ -131,11 +145,19 @@ export const graphOperations = [
     tags,
     auth: 'user',
     params: entityParams,
-    body: { type: 'object', required: ['mergeEntityIds'], properties: { mergeEntityIds: { type: 'array', items: uuid, minItems: 1, maxItems: 500 } } },
+    body: {
+      type: 'object',
+      required: ['mergeEntityIds'],
+      properties: { mergeEntityIds: { type: 'array', items: uuid, minItems: 1, maxItems: 500 } },
+    },
     responses: {
       '200': {
         description: 'Merged',
-        schema: { type: 'object', required: ['message', 'canonicalEntityId', 'mergedCount'], properties: { message: str, canonicalEntityId: uuid, mergedCount: int } },
+        schema: {
+          type: 'object',
+          required: ['message', 'canonicalEntityId', 'mergedCount'],
+          properties: { message: str, canonicalEntityId: uuid, mergedCount: int },
+        },
       },
       ...read,
     },
@@ -164,7 +186,13 @@ export const graphOperations = [
         schema: {
           type: 'object',
           required: ['stats'],
-          properties: { stats: { type: 'object', required: ['totalEntities', 'totalRelationships', 'entitiesByType'], properties: { totalEntities: int, totalRelationships: int, entitiesByType: { type: 'object' } } } },
+          properties: {
+            stats: {
+              type: 'object',
+              required: ['totalEntities', 'totalRelationships', 'entitiesByType'],
+              properties: { totalEntities: int, totalRelationships: int, entitiesByType: { type: 'object' } },
+            },
+          },
         },
       },
       ...read,
@@ -180,7 +208,10 @@ export const graphOperations = [
     auth: 'user',
     params: kbParams,
     // limit is clamped to 1-200 by the use case, so out-of-range values are accepted, not rejected
-    query: { type: 'object', properties: { category: str, limit: { type: 'integer', default: 50 }, offset: { type: 'integer', default: 0 } } },
+    query: {
+      type: 'object',
+      properties: { category: str, limit: { type: 'integer', default: 50 }, offset: { type: 'integer', default: 0 } },
+    },
     responses: {
       '200': {
         description: 'Issues page',
@@ -218,7 +249,11 @@ export const graphOperations = [
     responses: {
       '200': {
         description: 'Counts',
-        schema: { type: 'object', required: ['total', 'byStatus', 'byType', 'byTypeAndStatus'], properties: { total: int, byStatus: { type: 'object' }, byType: { type: 'object' }, byTypeAndStatus: { type: 'object' } } },
+        schema: {
+          type: 'object',
+          required: ['total', 'byStatus', 'byType', 'byTypeAndStatus'],
+          properties: { total: int, byStatus: { type: 'object' }, byType: { type: 'object' }, byTypeAndStatus: { type: 'object' } },
+        },
       },
       ...read,
     },
@@ -233,7 +268,14 @@ export const graphOperations = [
     params: kbParams,
     query: { type: 'object', properties: { status: str, type: str, ...page(50) } },
     responses: {
-      '200': { description: 'Page', schema: { type: 'object', required: ['suggestions', 'total'], properties: { suggestions: { type: 'array', items: suggestion }, total: int, limit: int, offset: int } } },
+      '200': {
+        description: 'Page',
+        schema: {
+          type: 'object',
+          required: ['suggestions', 'total'],
+          properties: { suggestions: { type: 'array', items: suggestion }, total: int, limit: int, offset: int },
+        },
+      },
       ...read,
     },
   }),
@@ -266,7 +308,10 @@ export const graphOperations = [
     auth: 'user',
     params: suggestionParams,
     body: { type: 'object', required: ['status'], properties: { status: { enum: ['approved', 'rejected'] } } },
-    responses: { '200': { description: 'Suggestion', schema: { type: 'object', required: ['suggestion'], properties: { suggestion } } }, ...errors(400, 401, 403, 404, 409) },
+    responses: {
+      '200': { description: 'Suggestion', schema: { type: 'object', required: ['suggestion'], properties: { suggestion } } },
+      ...errors(400, 401, 403, 404, 409),
+    },
   }),
   op({
     operationId: 'applyGraphSuggestions',
@@ -283,7 +328,11 @@ export const graphOperations = [
         schema: {
           type: 'object',
           required: ['applied', 'failed', 'errors'],
-          properties: { applied: int, failed: int, errors: { type: 'array', items: { type: 'object', properties: { suggestionId: str, error: str } } } },
+          properties: {
+            applied: int,
+            failed: int,
+            errors: { type: 'array', items: { type: 'object', properties: { suggestionId: str, error: str } } },
+          },
         },
       },
       ...read,
@@ -297,7 +346,13 @@ export const graphOperations = [
     tags,
     auth: 'user',
     params: kbParams,
-    responses: { '200': { description: 'Pinned', schema: { type: 'object', required: ['entities'], properties: { entities: { type: 'array', items: pinned } } } }, ...read },
+    responses: {
+      '200': {
+        description: 'Pinned',
+        schema: { type: 'object', required: ['entities'], properties: { entities: { type: 'array', items: pinned } } },
+      },
+      ...read,
+    },
   }),
   op({
     operationId: 'setPinnedGraphEntities',
@@ -308,13 +363,20 @@ export const graphOperations = [
     auth: 'user',
     params: kbParams,
     body: { type: 'object', required: ['entities'], properties: { entities: { type: 'array', items: pinned, maxItems: 500 } } },
-    responses: { '200': { description: 'Pinned', schema: { type: 'object', required: ['entities'], properties: { entities: { type: 'array', items: pinned } } } }, ...read },
+    responses: {
+      '200': {
+        description: 'Pinned',
+        schema: { type: 'object', required: ['entities'], properties: { entities: { type: 'array', items: pinned } } },
+      },
+      ...read,
+    },
   }),
   op({
     operationId: 'searchGraph',
     method: 'post',
     path: `${base}/search`,
-    summary: 'Entities named in the query (or a described image) with their 1-hop neighbourhood; image needs a vision model (400 otherwise)',
+    summary:
+      'Entities named in the query (or a described image) with their 1-hop neighbourhood; image needs a vision model (400 otherwise)',
     tags,
     auth: 'user',
     params: kbParams,
@@ -329,7 +391,13 @@ export const graphOperations = [
         schema: {
           type: 'object',
           required: ['query', 'entities', 'relationships', 'formattedContext', 'matchedEntityNames'],
-          properties: { query: str, entities: { type: 'array', items: entity }, relationships: { type: 'array', items: relationship }, formattedContext: str, matchedEntityNames: strings },
+          properties: {
+            query: str,
+            entities: { type: 'array', items: entity },
+            relationships: { type: 'array', items: relationship },
+            formattedContext: str,
+            matchedEntityNames: strings,
+          },
         },
       },
       ...read,

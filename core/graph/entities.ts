@@ -16,7 +16,12 @@ import { cleanName, foldName, normalizeType } from './names';
 export const DETAIL_RELATIONSHIPS = 200;
 export const MAX_PINNED = 500;
 
-export async function graphScope(deps: GraphDeps, actor: Actor, knowledgeBaseId: string, permission: ResourcePermission): Promise<GraphScope> {
+export async function graphScope(
+  deps: GraphDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  permission: ResourcePermission,
+): Promise<GraphScope> {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, permission);
   return { organizationId: kb.organizationId, knowledgeBaseId: kb.id };
 }

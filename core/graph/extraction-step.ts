@@ -5,8 +5,8 @@
  * when some chunks failed, `failed` (the document itself still completes). A knowledge base with
  * `settings.graphExtraction: false` skips it.
  */
-import { charge } from '../billing/billing';
 import type { BillingDeps } from '../billing/billing';
+import { charge } from '../billing/billing';
 import { DocumentStale, type IngestionStep } from '../knowledge/ingestion-steps';
 import type { GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
 import type { DocumentGraph, GraphStore } from '../ports/graph-store';
@@ -22,12 +22,26 @@ export function toDocumentGraph(x: GraphExtraction): DocumentGraph {
     .filter((e) => e.keys.length > 0)
     .map((e) => {
       for (const label of [e.name, ...e.aliases]) keyOf.set(foldName(label), e.keys[0]);
-      return { keys: e.keys, name: e.name, type: normalizeType(e.type), aliases: e.aliases, confidence: e.confidence, mentions: e.mentions };
+      return {
+        keys: e.keys,
+        name: e.name,
+        type: normalizeType(e.type),
+        aliases: e.aliases,
+        confidence: e.confidence,
+        mentions: e.mentions,
+      };
     });
   const relationships = x.relationships
     .map((r) => ({ ...r, sourceKey: keyOf.get(foldName(r.source)) ?? '', targetKey: keyOf.get(foldName(r.target)) ?? '' }))
     .filter((r) => r.sourceKey && r.targetKey && r.sourceKey !== r.targetKey)
-    .map((r) => ({ sourceKey: r.sourceKey, targetKey: r.targetKey, type: normalizeType(r.type), weight: r.weight, chunkIndex: r.chunkIndex, evidence: r.evidence }));
+    .map((r) => ({
+      sourceKey: r.sourceKey,
+      targetKey: r.targetKey,
+      type: normalizeType(r.type),
+      weight: r.weight,
+      chunkIndex: r.chunkIndex,
+      evidence: r.evidence,
+    }));
   return { entities, relationships };
 }
 
@@ -57,7 +71,11 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
         const failed = new Set(extraction.failedChunks).size;
         if (ctx.chunks.length > 0 && failed >= ctx.chunks.length) throw new Error('Graph extraction failed for every chunk');
         if (await ctx.isStale()) throw new DocumentStale();
-        const written = await g.graph.replaceDocument({ ...scope, documentId: doc.id }, toDocumentGraph(extraction), new Date().toISOString());
+        const written = await g.graph.replaceDocument(
+          { ...scope, documentId: doc.id },
+          toDocumentGraph(extraction),
+          new Date().toISOString(),
+        );
         if (extraction.usage)
           await charge(g.billing, {
             organizationId: doc.organizationId,
@@ -77,7 +95,10 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
       }
     },
     async compensate(ctx) {
-      await g.graph.deleteByDocument({ organizationId: ctx.document.organizationId, knowledgeBaseId: ctx.document.knowledgeBaseId }, ctx.document.id);
+      await g.graph.deleteByDocument(
+        { organizationId: ctx.document.organizationId, knowledgeBaseId: ctx.document.knowledgeBaseId },
+        ctx.document.id,
+      );
     },
   };
 }

@@ -5,7 +5,7 @@
  * and the chunks that state them are results with their relationship path.
  */
 import type { Actor } from '../identity/actor';
-import type { GraphEntityHit, GraphChunkHit, GraphQuery, GraphSearch } from '../ports/graph-search';
+import type { GraphChunkHit, GraphEntityHit, GraphQuery, GraphSearch } from '../ports/graph-search';
 import type { GraphEntity, GraphRelationship, GraphStore } from '../ports/graph-store';
 import { DomainError } from '../shared/errors';
 import { graphScope } from './entities';
@@ -86,7 +86,12 @@ export async function discoverChunks(graph: GraphStore, q: GraphQuery): Promise<
     const seeds = matched.filter((e) => e.knowledgeBaseId === kbId);
     if (seeds.length === 0) continue;
     const scope = { organizationId: q.organizationId, knowledgeBaseId: kbId };
-    const n = await graph.neighbourhood(scope, seeds.map((e) => e.id), 2, NEIGHBOURHOOD_LIMIT);
+    const n = await graph.neighbourhood(
+      scope,
+      seeds.map((e) => e.id),
+      2,
+      NEIGHBOURHOOD_LIMIT,
+    );
     const names = new Map(n.entities.map((e) => [e.id, e.name]));
     // Breadth-first from the seeds: the path that reaches each entity, then each relationship's path.
     const pathTo = new Map<string, string[]>(seeds.map((e) => [e.id, [e.name]]));

@@ -10,7 +10,7 @@ import { graphScope } from './entities';
 import type { GraphDeps } from './graph-deps';
 import { toEntityView } from './graph-views';
 import { allEntities, toSuggestionView } from './optimize';
-import { ISSUE_CATEGORIES, isLowConfidence, needsReview } from './suggestion-rules';
+import { isLowConfidence, ISSUE_CATEGORIES, needsReview } from './suggestion-rules';
 
 export const clampIssueLimit = (limit: unknown) => {
   const n = Math.trunc(Number(limit));
@@ -21,7 +21,12 @@ type Issue =
   | { kind: 'suggestion'; category: SuggestionType; suggestion: ReturnType<typeof toSuggestionView> }
   | { kind: 'entity'; category: SuggestionType; entity: ReturnType<typeof toEntityView> };
 
-export async function listIssues(deps: GraphDeps, actor: Actor, knowledgeBaseId: string, q: { category?: string; limit?: unknown; offset?: unknown }) {
+export async function listIssues(
+  deps: GraphDeps,
+  actor: Actor,
+  knowledgeBaseId: string,
+  q: { category?: string; limit?: unknown; offset?: unknown },
+) {
   const scope = await graphScope(deps, actor, knowledgeBaseId, 'read');
   const category = (ISSUE_CATEGORIES as readonly string[]).includes(q.category ?? '') ? (q.category as SuggestionType) : null;
   const limit = clampIssueLimit(q.limit ?? 50);

@@ -9,16 +9,7 @@
 import type { ExtractedEntity, ExtractedRelationship, GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
 import type { PinnedEntity } from '../ports/graph-store';
 import { cleanName, foldName, normalizeType } from './names';
-import {
-  CONNECTORS,
-  FIRST_NAMES,
-  NOT_NAMES,
-  PLACES,
-  RELATION_PATTERNS,
-  TITLES,
-  TYPE_BY_LAST_WORD,
-  TYPE_BY_NOUN,
-} from './offline-lexicon';
+import { CONNECTORS, FIRST_NAMES, NOT_NAMES, PLACES, RELATION_PATTERNS, TITLES, TYPE_BY_LAST_WORD, TYPE_BY_NOUN } from './offline-lexicon';
 
 interface Span {
   name: string;
@@ -75,7 +66,12 @@ function spansOf(sentence: string, chunkIndex: number, keepInitial: (word: strin
       if (!/^\s+$/.test(gap) || /[’']s$/u.test(tokens[j].text)) break;
       const next = tokens[j + 1].text;
       if (isCap(next) && !NOT_NAMES.has(next.toLowerCase())) j++;
-      else if (CONNECTORS.has(next) && j + 2 < tokens.length && isCap(tokens[j + 2].text) && /^\s+$/.test(sentence.slice(tokens[j + 1].end, tokens[j + 2].start)))
+      else if (
+        CONNECTORS.has(next) &&
+        j + 2 < tokens.length &&
+        isCap(tokens[j + 2].text) &&
+        /^\s+$/.test(sentence.slice(tokens[j + 1].end, tokens[j + 2].start))
+      )
         j += 2;
       else break;
     }
@@ -215,7 +211,15 @@ export function extractOffline(input: { chunks: { index: number; content: string
         const seen = relations.get(k);
         if (seen) seen.count++;
         else
-          relations.set(k, { source: a.key, target: b.key, type, weight: 0, chunkIndex: s.chunkIndex, evidence: evidenceOf(s.text), count: 1 });
+          relations.set(k, {
+            source: a.key,
+            target: b.key,
+            type,
+            weight: 0,
+            chunkIndex: s.chunkIndex,
+            evidence: evidenceOf(s.text),
+            count: 1,
+          });
       }
   }
 

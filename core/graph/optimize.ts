@@ -4,8 +4,8 @@
  * to approved or rejected; apply carries out approved suggestions and marks them applied.
  */
 import type { Actor } from '../identity/actor';
-import type { Job } from '../ports/job-queue';
 import type { GraphEntity, GraphScope, GraphSuggestion, SuggestionStatus } from '../ports/graph-store';
+import type { Job } from '../ports/job-queue';
 import { DomainError, isDomainError } from '../shared/errors';
 import { graphScope } from './entities';
 import { GRAPH_JOB_KIND, GRAPH_QUEUE, type GraphDeps, type GraphJobPayload } from './graph-deps';
@@ -110,14 +110,19 @@ export async function aiResolve(deps: GraphDeps, scope: GraphScope): Promise<{ a
 /** Without a model: approve at or above AUTO_APPROVE_CONFIDENCE. */
 export const ruleJudge = {
   model: null,
-  judge: async (s: { confidence: number }) => (s.confidence >= AUTO_APPROVE_CONFIDENCE ? 'approved' : 'rejected') as 'approved' | 'rejected',
+  judge: async (s: { confidence: number }) =>
+    (s.confidence >= AUTO_APPROVE_CONFIDENCE ? 'approved' : 'rejected') as 'approved' | 'rejected',
 };
 
 /** The `graph.optimize` worker. */
 export async function processGraphJob(deps: GraphDeps, job: Job<GraphJobPayload>) {
   const { organizationId, knowledgeBaseId, action } = job.payload;
   const scope = { organizationId, knowledgeBaseId };
-  await deps.jobs?.progress(job.id, { progress: 10, step: action, stepLabel: action === 'generate' ? 'Analysing the graph' : 'Judging suggestions' });
+  await deps.jobs?.progress(job.id, {
+    progress: 10,
+    step: action,
+    stepLabel: action === 'generate' ? 'Analysing the graph' : 'Judging suggestions',
+  });
   try {
     const kb = await deps.store.repos.knowledgeBases.findById(organizationId, knowledgeBaseId);
     if (!kb) throw new DomainError('NOT_FOUND', 'The knowledge base was deleted');
@@ -125,7 +130,11 @@ export async function processGraphJob(deps: GraphDeps, job: Job<GraphJobPayload>
     await deps.jobs?.complete(job.id, { progress: 100, stepLabel: 'Done', result: { knowledgeBaseId, ...result } });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await deps.jobs?.fail(job.id, { code: isDomainError(error) ? error.code.toLowerCase() : 'internal', message, retryable: !isDomainError(error) });
+    await deps.jobs?.fail(job.id, {
+      code: isDomainError(error) ? error.code.toLowerCase() : 'internal',
+      message,
+      retryable: !isDomainError(error),
+    });
     if (!isDomainError(error)) throw error;
   }
 }
@@ -185,7 +194,10 @@ async function applyOne(deps: GraphDeps, scope: GraphScope, s: GraphSuggestion, 
     await deps.graph.rename(scope, entity.id, newName, foldName(newName), now);
   } else if (s.type !== 'needs_review') {
     if (present.length === 0) throw new Error('the entity no longer exists');
-    await deps.graph.deleteEntities(scope, present.map((e) => e.id));
+    await deps.graph.deleteEntities(
+      scope,
+      present.map((e) => e.id),
+    );
   }
 }
 
@@ -199,7 +211,8 @@ export async function applySuggestions(deps: GraphDeps, actor: Actor, knowledgeB
   for (const id of ids) {
     const s = found.get(id);
     if (!s) errors.push({ suggestionId: id, error: 'Suggestion not found' });
-    else if (s.status !== 'approved') errors.push({ suggestionId: id, error: `Only approved suggestions can be applied; this one is ${s.status}` });
+    else if (s.status !== 'approved')
+      errors.push({ suggestionId: id, error: `Only approved suggestions can be applied; this one is ${s.status}` });
     else {
       const now = deps.clock.now().toISOString();
       try {

@@ -17,7 +17,8 @@ export const ISSUE_CATEGORIES: readonly SuggestionType[] = ['duplicate', 'remove
 export type Draft = Pick<GraphSuggestion, 'type' | 'entityIds' | 'payload' | 'reason' | 'confidence'>;
 
 const loose = (name: string) => foldName(name).replace(/\s+/g, '');
-const byMentions = (a: GraphEntity, b: GraphEntity) => b.mentionCount - a.mentionCount || a.name.localeCompare(b.name) || a.id.localeCompare(b.id);
+const byMentions = (a: GraphEntity, b: GraphEntity) =>
+  b.mentionCount - a.mentionCount || a.name.localeCompare(b.name) || a.id.localeCompare(b.id);
 
 function duplicates(entities: GraphEntity[]): Draft[] {
   const out: Draft[] = [];
@@ -65,7 +66,13 @@ function renames(entities: GraphEntity[]): Draft[] {
     if (newName === newName.toLowerCase() || (newName === newName.toUpperCase() && newName.length > 4))
       newName = newName.toLowerCase().replace(/(^|\s)\p{L}/gu, (c) => c.toUpperCase());
     if (newName && newName !== e.name)
-      out.push({ type: 'rename', entityIds: [e.id], payload: { newName }, reason: `"${e.name}" reads better as "${newName}"`, confidence: 0.7 });
+      out.push({
+        type: 'rename',
+        entityIds: [e.id],
+        payload: { newName },
+        reason: `"${e.name}" reads better as "${newName}"`,
+        confidence: 0.7,
+      });
   }
   return out;
 }
@@ -86,7 +93,13 @@ export function draftSuggestions(entities: GraphEntity[], orphans: ReadonlySet<s
   const drafts: Draft[] = [...duplicates(visible), ...renames(visible), ...removals(visible)];
   for (const e of visible) {
     if (orphans.has(e.id) && e.mentionCount <= 1)
-      drafts.push({ type: 'orphan', entityIds: [e.id], payload: {}, reason: `"${e.name}" has no relationship and one mention`, confidence: 0.5 });
+      drafts.push({
+        type: 'orphan',
+        entityIds: [e.id],
+        payload: {},
+        reason: `"${e.name}" has no relationship and one mention`,
+        confidence: 0.5,
+      });
     if (isLowConfidence(e))
       drafts.push({
         type: 'low_confidence',

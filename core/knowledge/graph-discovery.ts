@@ -15,7 +15,12 @@ export function startGraphDiscovery(
 ): Promise<GraphChunkHit[]> {
   if (!deps.graphSearch || !query.text?.trim()) return Promise.resolve([]);
   return deps.graphSearch
-    .discoverChunks({ organizationId: query.organizationId, knowledgeBaseIds: query.knowledgeBaseIds, text: query.text, limit: query.limit })
+    .discoverChunks({
+      organizationId: query.organizationId,
+      knowledgeBaseIds: query.knowledgeBaseIds,
+      text: query.text,
+      limit: query.limit,
+    })
     .catch((error) => {
       deps.log('warn', 'graph discovery failed; results without the graph', error);
       return [];

@@ -35,10 +35,6 @@ export interface GraphExtraction {
  */
 export interface GraphExtractor {
   readonly id: string;
-  extract(input: {
-    documentTitle: string;
-    chunks: { index: number; content: string }[];
-    pinned: PinnedEntity[];
-  }): Promise<GraphExtraction>;
+  extract(input: { documentTitle: string; chunks: { index: number; content: string }[]; pinned: PinnedEntity[] }): Promise<GraphExtraction>;
 }
 export const GRAPH_EXTRACTOR = Symbol.for('GraphExtractor');

@@ -12,12 +12,20 @@ export function extractionQuality() {
   const text = CORPUS.map((p) => p.text);
   const result = extractOffline({ chunks: text.map((content, index) => ({ index, content })), pinned: [] });
   CORPUS.forEach((p, i) => {
-    const found = new Set(
-      result.entities.filter((e) => e.mentions.some((m) => m.chunkIndex === i)).flatMap((e) => [foldName(e.name)]),
-    );
+    const found = new Set(result.entities.filter((e) => e.mentions.some((m) => m.chunkIndex === i)).flatMap((e) => [foldName(e.name)]));
     const labels = new Set(p.entities.map(foldName));
-    for (const f of found) (labels.has(f) ? (tp++, null) : (fp++, extras.push(f)));
-    for (const l of labels) if (!found.has(l)) (fn++, misses.push(l));
+    for (const f of found) {
+      if (labels.has(f)) tp++;
+      else {
+        fp++;
+        extras.push(f);
+      }
+    }
+    for (const l of labels) {
+      if (found.has(l)) continue;
+      fn++;
+      misses.push(l);
+    }
   });
   return { precision: tp / (tp + fp), recall: tp / (tp + fn), misses, extras };
 }
@@ -34,7 +42,9 @@ describe('offline graph extraction quality', () => {
     expect(ada).toMatchObject({ type: 'person' });
     expect(ada!.aliases).toContain('Lovelace');
     expect(r.entities.find((e) => e.name === 'Analytical Engine')?.type).toBe('product');
-    expect(r.relationships).toContainEqual(expect.objectContaining({ source: 'Ada Lovelace', target: 'Charles Babbage', type: 'worked_with' }));
+    expect(r.relationships).toContainEqual(
+      expect.objectContaining({ source: 'Ada Lovelace', target: 'Charles Babbage', type: 'worked_with' }),
+    );
   });
 
   it('pinned entities win, with their type and aliases', () => {

@@ -1,6 +1,6 @@
+import { createKb, expectError, upload, waitForDocument } from '../knowledge/knowledge-support';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
-import { createKb, expectError, upload, waitForDocument } from '../knowledge/knowledge-support';
 import { CORPUS } from './corpus';
 
 let p: TestPlatform;
@@ -49,13 +49,22 @@ describe('knowledge graph endpoints', () => {
     const ada = people.body.entities[0];
     expect(ada).toMatchObject({ type: 'person', documentIds: [docId], aliases: expect.arrayContaining(['Lovelace']) });
     expect(ada.mentionCount).toBeGreaterThanOrEqual(4);
-    expect((await p.http.get(g(`/entities?documentId=${docId}&limit=2&offset=1`), { token: viewer.accessToken })).body.entities).toHaveLength(2);
+    expect(
+      (await p.http.get(g(`/entities?documentId=${docId}&limit=2&offset=1`), { token: viewer.accessToken })).body.entities,
+    ).toHaveLength(2);
     const detail = await p.http.get(g(`/entities/${ada.id}`), { token: viewer.accessToken });
     expect(detail.status).toBe(200);
-    expect(detail.body.connectedEntities.map((e: any) => e.name)).toEqual(expect.arrayContaining(['Charles Babbage', 'Augustus De Morgan']));
-    expect(detail.body.relationships).toContainEqual(expect.objectContaining({ sourceEntityId: ada.id, type: 'worked_with', documentId: docId }));
+    expect(detail.body.connectedEntities.map((e: any) => e.name)).toEqual(
+      expect.arrayContaining(['Charles Babbage', 'Augustus De Morgan']),
+    );
+    expect(detail.body.relationships).toContainEqual(
+      expect.objectContaining({ sourceEntityId: ada.id, type: 'worked_with', documentId: docId }),
+    );
     const stats = await p.http.get(g('/stats'), { token: viewer.accessToken });
-    expect(stats.body.stats).toMatchObject({ totalEntities: all.body.total, entitiesByType: expect.objectContaining({ person: expect.any(Number) }) });
+    expect(stats.body.stats).toMatchObject({
+      totalEntities: all.body.total,
+      entitiesByType: expect.objectContaining({ person: expect.any(Number) }),
+    });
   });
 
   it('enforces RBAC: viewers read but cannot change, another organization gets 404', async () => {
@@ -67,7 +76,8 @@ describe('knowledge graph endpoints', () => {
   });
 
   it('renames (old name kept as alias) and merges (names become aliases, relationships re-pointed)', async () => {
-    const find = async (s: string) => (await p.http.get(g(`/entities?search=${encodeURIComponent(s)}`), { token: owner.accessToken })).body.entities;
+    const find = async (s: string) =>
+      (await p.http.get(g(`/entities?search=${encodeURIComponent(s)}`), { token: owner.accessToken })).body.entities;
     const [boole] = await find('George Boole');
     const renamed = await p.http.patch(g(`/entities/${boole.id}`), { name: 'George Boole (logician)' }, { token: owner.accessToken });
     expect(renamed.body.entity).toMatchObject({ name: 'George Boole (logician)', aliases: expect.arrayContaining(['George Boole']) });
@@ -104,7 +114,11 @@ describe('knowledge graph endpoints', () => {
     expect(approved.body.suggestion).toMatchObject({ id: s.id, status: 'approved' });
     const other = pending.body.suggestions[1];
     const applied = await p.http.post(g('/optimize/apply'), { suggestionIds: [s.id, other.id] }, { token: owner.accessToken });
-    expect(applied.body).toEqual({ applied: 1, failed: 1, errors: [{ suggestionId: other.id, error: expect.stringContaining('approved') }] });
+    expect(applied.body).toEqual({
+      applied: 1,
+      failed: 1,
+      errors: [{ suggestionId: other.id, error: expect.stringContaining('approved') }],
+    });
     const stats = await p.http.get(g('/optimize/stats'), { token: viewer.accessToken });
     expect(stats.body.byStatus.applied).toBe(1);
 
@@ -126,11 +140,18 @@ describe('knowledge graph endpoints', () => {
     expect(s.body.matchedEntityNames).toContain('Charles Babbage');
     expect(s.body.entities.map((e: any) => e.name)).toContain('Ada Lovelace');
     expect(s.body.formattedContext).toContain('worked_with');
-    expectError(await p.http.post(g('/search'), { query: 'x', imageBase64: 'aGVsbG8=', mimeType: 'image/png' }, { token: viewer.accessToken }), 400);
+    expectError(
+      await p.http.post(g('/search'), { query: 'x', imageBase64: 'aGVsbG8=', mimeType: 'image/png' }, { token: viewer.accessToken }),
+      400,
+    );
   });
 
   it('search tags results found through the graph with discoveryMethods graph and a relationshipPath', async () => {
-    const r = await p.http.post('/api/knowledge/search', { knowledgeBaseIds: [kbId], query: 'Michael Faraday' }, { token: viewer.accessToken });
+    const r = await p.http.post(
+      '/api/knowledge/search',
+      { knowledgeBaseIds: [kbId], query: 'Michael Faraday' },
+      { token: viewer.accessToken },
+    );
     expect(r.status).toBe(200);
     const viaGraph = r.body.results.filter((x: any) => x.discoveryMethods.includes('graph'));
     expect(viaGraph.length).toBeGreaterThan(0);
@@ -140,6 +161,9 @@ describe('knowledge graph endpoints', () => {
   it('document delete removes its graph contribution', async () => {
     const del = await p.http.delete(`/api/knowledge/kb/${kbId}/documents/${docId}`, { token: owner.accessToken });
     expect(del.status).toBe(200);
-    expect((await p.http.get(g('/stats'), { token: owner.accessToken })).body.stats).toMatchObject({ totalEntities: 0, totalRelationships: 0 });
+    expect((await p.http.get(g('/stats'), { token: owner.accessToken })).body.stats).toMatchObject({
+      totalEntities: 0,
+      totalRelationships: 0,
+    });
   });
 });

@@ -1,5 +1,14 @@
 import type { graphOperations } from '../../../contracts/operations/graph';
-import { deleteEntity, getEntity, getPinnedEntities, graphStats, listEntities, mergeEntities, renameEntity, setPinnedEntities } from '../../../core/graph/entities';
+import {
+  deleteEntity,
+  getEntity,
+  getPinnedEntities,
+  graphStats,
+  listEntities,
+  mergeEntities,
+  renameEntity,
+  setPinnedEntities,
+} from '../../../core/graph/entities';
 import type { GraphDeps } from '../../../core/graph/graph-deps';
 import { searchGraph } from '../../../core/graph/graph-query';
 import { listIssues } from '../../../core/graph/issues';
