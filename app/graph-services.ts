@@ -5,7 +5,6 @@
 import type { BillingDeps } from '../core/billing/billing';
 import { graphExtractionStep } from '../core/graph/extraction-step';
 import { GRAPH_QUEUE, type GraphDeps, type GraphJobPayload } from '../core/graph/graph-deps';
-import { offlineGraphExtractor } from '../core/graph/offline-extractor';
 import { processGraphJob, ruleJudge } from '../core/graph/optimize';
 import { defaultIngestionSteps, type IngestionStep } from '../core/knowledge/ingestion-steps';
 import type { Consumer } from './consumer';
@@ -16,7 +15,7 @@ import { jobTracker } from './jobs-services';
 export function ingestionStepsWithGraph(infra: Infrastructure, billing: BillingDeps): IngestionStep[] {
   const step = graphExtractionStep({
     graph: infra.knowledge.graphStore,
-    extractor: offlineGraphExtractor,
+    extractor: infra.knowledge.graphExtractor,
     billing,
     costUsd: () => 0,
   });
@@ -28,7 +27,7 @@ export function buildGraphDeps(infra: Infrastructure, billing: BillingDeps): Gra
   return {
     store: infra.store,
     graph: infra.knowledge.graphStore,
-    extractor: offlineGraphExtractor,
+    extractor: infra.knowledge.graphExtractor,
     queue: infra.queue,
     clock: infra.clock,
     ids: infra.ids,

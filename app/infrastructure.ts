@@ -15,6 +15,7 @@ import { COMMON_PASSWORD_LIST, type CommonPasswordList } from '../core/ports/com
 import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loader';
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
+import { GRAPH_EXTRACTOR, type GraphExtractor } from '../core/ports/graph-extractor';
 import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
 import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
@@ -57,6 +58,8 @@ export interface KnowledgeAdapters {
   graphSearch: GraphSearch;
   /** The knowledge graph (GRAPH_STORE). */
   graphStore: GraphStore;
+  /** Entities and relationships of documents (the ingestion pipeline's graph step). */
+  graphExtractor: GraphExtractor;
 }
 
 export interface ChatAdapters {
@@ -197,6 +200,7 @@ export async function buildInfrastructure(
         html: await get<HtmlReader>(HTML_READER),
         graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
         graphStore: await get<GraphStore>(GRAPH_STORE, true),
+        graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
       plugins,

@@ -36,7 +36,6 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     jobs: jobTracker(infra),
     graph: k.graphStore,
     graphSearch: k.graphSearch,
-    ingestionSteps: ingestionStepsWithGraph(infra, billing),
     settings: {
       uploadMaxBytes: infra.config.uploads.maxBytes,
       defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },
@@ -51,10 +50,13 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
 /** The worker of `knowledge.ingest`. */
 export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
   queue: INGEST_QUEUE,
-  start: (infra, services) =>
-    infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, async (job) => void (await processIngestJob(services.knowledge, job)), {
-      concurrency: 2,
-      maxAttempts: INGEST_MAX_ATTEMPTS,
-      backoffMs: 2000,
-    }),
+  start: (infra, services) => {
+    // The pipeline with graph extraction after `store` (app/graph-services.ts).
+    const steps = ingestionStepsWithGraph(infra, services.knowledge.billing);
+    return infra.queue.consume<IngestJobPayload>(
+      INGEST_QUEUE,
+      async (job) => void (await processIngestJob(services.knowledge, job, steps)),
+      { concurrency: 2, maxAttempts: INGEST_MAX_ATTEMPTS, backoffMs: 2000 },
+    );
+  },
 };

@@ -6,7 +6,7 @@
  */
 import type { GraphChunkHit } from '../ports/graph-search';
 import type { KnowledgeDeps } from './knowledge-deps';
-import type { SearchResult } from './search';
+import type { SearchResult } from './search-result';
 
 /** Starts graph discovery (never fails the search: a broken graph store only loses the graph results). */
 export function startGraphDiscovery(

@@ -31,7 +31,7 @@ const reasonOf = (error: unknown) =>
 export async function processIngestJob(
   deps: KnowledgeDeps,
   job: Job<IngestJobPayload>,
-  steps: readonly IngestionStep[] = deps.ingestionSteps ?? defaultIngestionSteps,
+  steps: readonly IngestionStep[] = defaultIngestionSteps,
 ): Promise<IngestOutcome> {
   const { organizationId, documentId } = job.payload;
   const repos = deps.store.repos;

@@ -12,7 +12,6 @@ import type { ImageDescriber } from '../ports/media-understanding';
 import type { Reranker } from '../ports/reranker';
 import type { Store } from '../ports/store';
 import type { VectorIndex } from '../ports/vector-index';
-import type { IngestionStep } from './ingestion-steps';
 import type { ChunkingSettings, EmbeddingSettings } from './knowledge-base';
 import type { KnowledgePricing } from './pricing';
 
@@ -57,6 +56,4 @@ export interface KnowledgeDeps {
   graph?: GraphStore;
   /** Graph discovery run next to vector and text retrieval in search (spec 4.9). */
   graphSearch?: GraphSearch;
-  /** The pipeline's steps (default: defaultIngestionSteps; the app adds graph extraction). */
-  ingestionSteps?: readonly IngestionStep[];
 }

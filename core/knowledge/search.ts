@@ -9,6 +9,7 @@ import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
+import type { DiscoveryMethod, SearchResult } from './search-result';
 
 export interface SearchInput {
   knowledgeBaseIds: string[];
@@ -26,17 +27,7 @@ export interface SearchOrigin {
   messageId?: string;
 }
 
-export type DiscoveryMethod = 'semantic' | 'image' | 'graph';
-
-export interface SearchResult {
-  content: string;
-  score: number;
-  knowledgeBaseId: string;
-  metadata: { documentId: string; documentTitle: string; chunkIndex: number; embeddingType: RetrievedChunk['embeddingType'] };
-  discoveryMethods: DiscoveryMethod[];
-  /** Set on results found through the knowledge graph. */
-  relationshipPath?: string[];
-}
+export type { DiscoveryMethod, SearchResult } from './search-result';
 
 /** Characters of one file's text used as a query. */
 export const FILE_QUERY_CHARS = 4000;

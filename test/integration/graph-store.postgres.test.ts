@@ -1,6 +1,6 @@
-import { PostgresGraphStore } from '../../adapters/postgres-graph/postgres.graph-store';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
 import { migrate } from '../../adapters/postgres/migrator';
+import { PostgresGraphStore } from '../../adapters/postgres-graph/postgres.graph-store';
 import { graphStoreConformance } from '../conformance/graph-store.conformance';
 import { describeWithRealServices, openScratchDatabase } from '../support/databases';
 
