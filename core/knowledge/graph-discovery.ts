@@ -8,6 +8,12 @@ import type { GraphChunkHit } from '../ports/graph-search';
 import type { KnowledgeDeps } from './knowledge-deps';
 import type { SearchResult } from './search-result';
 
+/**
+ * A chunk only the graph found ranks below comparable direct matches: its score is the relationship's
+ * (weight, decayed per hop) scaled by this factor.
+ */
+export const GRAPH_ONLY_SCORE_FACTOR = 0.5;
+
 /** Starts graph discovery (never fails the search: a broken graph store only loses the graph results). */
 export function startGraphDiscovery(
   deps: KnowledgeDeps,
@@ -27,13 +33,16 @@ export function startGraphDiscovery(
     });
 }
 
-/** Merges graph hits into ranked results; at most `maxAdded` graph-only results, then ordered by score. */
+/**
+ * Merges graph hits into ranked results, ordered by score, keeping at most `perKnowledgeBase` results per
+ * knowledge base (the search's topK), so graph-only chunks enter only where they outrank the others.
+ */
 export async function mergeGraphDiscovery(
   deps: KnowledgeDeps,
   organizationId: string,
   results: SearchResult[],
   hits: GraphChunkHit[],
-  maxAdded: number,
+  perKnowledgeBase: number,
 ): Promise<SearchResult[]> {
   if (hits.length === 0) return results;
   const out = results.map((r) => ({ ...r, discoveryMethods: [...r.discoveryMethods] }));
@@ -43,7 +52,7 @@ export async function mergeGraphDiscovery(
     if (same) {
       if (!same.discoveryMethods.includes('graph')) same.discoveryMethods.push('graph');
       same.relationshipPath ??= h.relationshipPath;
-    } else if (added.length < maxAdded) added.push(h);
+    } else if (added.length < perKnowledgeBase * 4) added.push(h);
   }
   if (added.length) {
     const docs = await deps.store.repos.documents.findMany(organizationId, [...new Set(added.map((h) => h.documentId))]);
@@ -52,7 +61,7 @@ export async function mergeGraphDiscovery(
       if (!titles.has(h.documentId)) continue; // deleted meanwhile
       out.push({
         content: h.evidence,
-        score: Math.max(0, Math.min(1, h.score)),
+        score: Math.round(Math.max(0, Math.min(1, h.score * GRAPH_ONLY_SCORE_FACTOR)) * 10000) / 10000,
         knowledgeBaseId: h.knowledgeBaseId,
         metadata: { documentId: h.documentId, documentTitle: titles.get(h.documentId)!, chunkIndex: h.chunkIndex, embeddingType: 'text' },
         discoveryMethods: ['graph'],
@@ -60,5 +69,12 @@ export async function mergeGraphDiscovery(
       });
     }
   }
-  return out.sort((a, b) => b.score - a.score);
+  const kept = new Map<string, number>();
+  return out
+    .sort((a, b) => b.score - a.score)
+    .filter((r) => {
+      const n = kept.get(r.knowledgeBaseId) ?? 0;
+      kept.set(r.knowledgeBaseId, n + 1);
+      return n < perKnowledgeBase;
+    });
 }
