@@ -50,11 +50,12 @@ async function resolveEntities(
     ? await trx('graph_entity_keys').where({ knowledge_base_id: scope.knowledgeBaseId }).whereIn('key', allKeys).select('key', 'entity_id')
     : [];
   const byKey = new Map<string, string>(found.map((r: { key: string; entity_id: string }) => [r.key, r.entity_id]));
-  const existing = new Map<string, { aliases: Set<string>; confidence: number }>();
+  const existing = new Map<string, { name: string; aliases: Set<string>; confidence: number }>();
   const existingIds = [...new Set(byKey.values())];
   if (existingIds.length) {
     const rows = await trx('graph_entities').whereIn('id', existingIds).select('id', 'name', 'aliases', 'confidence');
-    for (const r of rows) existing.set(r.id, { aliases: new Set([r.name, ...(r.aliases as string[])]), confidence: Number(r.confidence) });
+    for (const r of rows)
+      existing.set(r.id, { name: r.name, aliases: new Set([r.name, ...(r.aliases as string[])]), confidence: Number(r.confidence) });
   }
   const inserts: Record<string, unknown>[] = [];
   const ids: string[] = [];
@@ -74,7 +75,7 @@ async function resolveEntities(
         created_at: now,
         updated_at: now,
       });
-      existing.set(id, { aliases: new Set([e.name, ...e.aliases]), confidence: e.confidence });
+      existing.set(id, { name: e.name, aliases: new Set([e.name, ...e.aliases]), confidence: e.confidence });
     } else {
       const known = existing.get(id)!;
       for (const a of [e.name, ...e.aliases])
@@ -91,16 +92,17 @@ async function resolveEntities(
     ids.push(id);
   }
   await insertBatches(trx, 'graph_entities', inserts);
-  for (const id of changed) {
-    const row = await trx('graph_entities').where({ id }).first('name');
-    const known = existing.get(id)!;
-    await trx('graph_entities')
-      .where({ id })
-      .update({
-        aliases: JSON.stringify([...known.aliases].filter((a) => a !== row.name)),
-        confidence: known.confidence,
-        updated_at: now,
-      });
+  if (changed.size) {
+    // one statement for every entity that gained aliases or confidence
+    const values = [...changed].map((id) => {
+      const known = existing.get(id)!;
+      return { id, aliases: [...known.aliases].filter((a) => a !== known.name), confidence: known.confidence };
+    });
+    await trx.raw(
+      `UPDATE graph_entities e SET aliases = v.aliases, confidence = v.confidence, updated_at = ?
+       FROM jsonb_to_recordset(?::jsonb) AS v(id uuid, aliases jsonb, confidence float8) WHERE e.id = v.id`,
+      [now, JSON.stringify(values)],
+    );
   }
   const keyRows = [...byKey.entries()].map(([key, entity_id]) => ({ knowledge_base_id: scope.knowledgeBaseId, key, entity_id }));
   await insertBatches(trx, 'graph_entity_keys', keyRows, 'ON CONFLICT (knowledge_base_id, key) DO NOTHING');

@@ -63,7 +63,9 @@ function spansOf(sentence: string, chunkIndex: number, keepInitial: (word: strin
     let j = i;
     while (j + 1 < tokens.length) {
       const gap = sentence.slice(tokens[j].end, tokens[j + 1].start);
-      if (!/^\s+$/.test(gap) || /[’']s$/u.test(tokens[j].text)) break;
+      const possessive = /[’']s$/u.test(tokens[j].text);
+      // "Babbage's Engine" is two names; "Queen's College" one
+      if (!/^\s+$/.test(gap) || (possessive && !TITLES.has(stripPossessive(tokens[j].text).toLowerCase()))) break;
       const next = tokens[j + 1].text;
       if (isCap(next) && !NOT_NAMES.has(next.toLowerCase())) j++;
       else if (
@@ -168,7 +170,11 @@ export function extractOffline(input: { chunks: { index: number; content: string
   // Short names that are the first or last word of exactly one longer name of the document are that entity.
   const longNames = [...new Set(sentences.flatMap((s) => s.spans.map((x) => x.name)).filter((n) => n.includes(' ')))];
   const canonicalOf = (name: string): string => {
-    if (name.includes(' ')) return name;
+    if (name.includes(' ')) {
+      // "De Morgan" is "Augustus De Morgan" when exactly one longer name ends with it
+      const longer = longNames.filter((l) => l !== name && l.endsWith(` ${name}`));
+      return longer.length === 1 ? longer[0] : name;
+    }
     const owners = longNames.filter((l) => {
       const w = l.split(/\s+/);
       if (w.some((x) => CONNECTORS.has(x))) return false;
@@ -180,6 +186,7 @@ export function extractOffline(input: { chunks: { index: number; content: string
   const candidates = new Map<string, Candidate>();
   const relations = new Map<string, ExtractedRelationship & { count: number }>();
   const evidenceOf = (text: string) => text.trim().replace(/\s+/g, ' ').slice(0, 500);
+  let previous: { chunkIndex: number; named: { key: string }[]; text: string } | null = null;
   for (const s of sentences) {
     const named: { key: string; span: Span }[] = [];
     for (const span of s.spans) {
@@ -200,27 +207,23 @@ export function extractOffline(input: { chunks: { index: number; content: string
       named.push({ key, span });
     }
     const limited = named.slice(0, MAX_PER_SENTENCE);
+    const relate = (a: { key: string }, b: { key: string }, type: string, evidence: string) => {
+      if (a.key === b.key) return;
+      const k = `${a.key}\u0000${b.key}\u0000${type}`;
+      const seen = relations.get(k);
+      if (seen) seen.count++;
+      else relations.set(k, { source: a.key, target: b.key, type, weight: 0, chunkIndex: s.chunkIndex, evidence, count: 1 });
+    };
     for (let i = 0; i < limited.length; i++)
       for (let j = i + 1; j < limited.length; j++) {
-        const a = limited[i];
-        const b = limited[j];
-        if (a.key === b.key) continue;
-        const typed = j === i + 1 ? relationType(s.text.slice(a.span.end, b.span.start)) : null;
-        const type = typed ?? 'related_to';
-        const k = `${a.key}\u0000${b.key}\u0000${type}`;
-        const seen = relations.get(k);
-        if (seen) seen.count++;
-        else
-          relations.set(k, {
-            source: a.key,
-            target: b.key,
-            type,
-            weight: 0,
-            chunkIndex: s.chunkIndex,
-            evidence: evidenceOf(s.text),
-            count: 1,
-          });
+        const typed = j === i + 1 ? relationType(s.text.slice(limited[i].span.end, limited[j].span.start)) : null;
+        relate(limited[i], limited[j], typed ?? 'related_to', evidenceOf(s.text));
       }
+    // "Ada Lovelace was a mathematician. She was the daughter of Lord Byron": the subject of a sentence that
+    // names no one else before it co-occurs with the previous sentence's entities (no pronoun resolution).
+    if (previous && previous.chunkIndex === s.chunkIndex && limited.length)
+      for (const p of previous.named.slice(0, 3)) relate(p, limited[0], 'related_to', evidenceOf(`${previous.text} ${s.text}`));
+    previous = { chunkIndex: s.chunkIndex, named: limited, text: s.text };
   }
 
   const entities: ExtractedEntity[] = [...candidates.values()].map((c) => {
