@@ -169,7 +169,15 @@ export function extractOffline(input: { chunks: { index: number; content: string
 
   // Short names that are the first or last word of exactly one longer name of the document are that entity.
   const longNames = [...new Set(sentences.flatMap((s) => s.spans.map((x) => x.name)).filter((n) => n.includes(' ')))];
+  const canonicalCache = new Map<string, string>();
   const canonicalOf = (name: string): string => {
+    const cached = canonicalCache.get(name);
+    if (cached !== undefined) return cached;
+    const found = canonicalUncached(name);
+    canonicalCache.set(name, found);
+    return found;
+  };
+  const canonicalUncached = (name: string): string => {
     if (name.includes(' ')) {
       // "De Morgan" is "Augustus De Morgan" when exactly one longer name ends with it
       const longer = longNames.filter((l) => l !== name && l.endsWith(` ${name}`));
