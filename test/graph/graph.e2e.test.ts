@@ -36,7 +36,7 @@ beforeAll(async () => {
   docId = r.body.document.id;
   const done = await waitForDocument(p, owner.accessToken, kbId, docId);
   expect(done).toMatchObject({ processingStatus: 'completed', graphStatus: 'completed' });
-}, 120_000);
+}, 300_000);
 afterAll(() => p?.close());
 
 describe('knowledge graph endpoints', () => {
