@@ -24,6 +24,8 @@ import { KnexStore } from '../adapters/postgres/knex-store';
 import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
 import { SystemClock } from '../adapters/system/system.clock';
 import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
+import { graphSearchOver } from '../core/graph/graph-query';
+import { offlineGraphExtractor } from '../core/graph/offline-extractor';
 import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
 import { TOKEN_SIGNER } from '../core/identity/token-claims';
@@ -31,7 +33,9 @@ import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
 import { COMMON_PASSWORD_LIST } from '../core/ports/common-password-list';
 import { DOCUMENT_LOADER } from '../core/ports/document-loader';
-import { GRAPH_SEARCH, noGraphSearch } from '../core/ports/graph-search';
+import { GRAPH_EXTRACTOR } from '../core/ports/graph-extractor';
+import { GRAPH_SEARCH } from '../core/ports/graph-search';
+import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER } from '../core/ports/html-reader';
 import { ID_GENERATOR } from '../core/ports/id-generator';
@@ -74,8 +78,12 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(COMMON_PASSWORD_LIST)
     .toDynamicValue(() => new ZxcvbnCommonPasswordList(config.security.password.commonListSize))
     .inSingletonScope();
-  // No graph store yet: entity search finds nothing until the graph area binds its adapter here.
-  c.bind(GRAPH_SEARCH).toConstantValue(noGraphSearch);
+  // The offline extractor: deterministic, no network (a model-backed extractor is future work).
+  c.bind(GRAPH_EXTRACTOR).toConstantValue(offlineGraphExtractor);
+  // Entity search and graph discovery over whichever graph store GRAPH_STORE selects.
+  c.bind(GRAPH_SEARCH)
+    .toDynamicValue(async (ctx) => graphSearchOver(await ctx.getAsync<GraphStore>(GRAPH_STORE)))
+    .inSingletonScope();
   for (const port of platformPorts) port.bind(c, config.settings, context);
   // Files are parsed in the heavy-work pool; images and media are described and transcribed by whatever those
   // two ports resolve to.

@@ -2,6 +2,7 @@ import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
+import { graphRoutes } from '../adapters/http/routes/graph.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { jobRoutes } from '../adapters/http/routes/jobs.routes';
@@ -30,6 +31,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...agentRoutes(services.agents),
     ...promptRoutes(services.prompts),
     ...knowledgeRoutes(services.knowledge),
+    ...graphRoutes(services.graph),
     ...sourceRoutes(services.sources),
     ...chatRoutes(services.chat),
     ...openAiCompatRoutes(services.chat),

@@ -17,7 +17,9 @@ import { COMMON_PASSWORD_LIST, type CommonPasswordList } from '../core/ports/com
 import { DOCUMENT_LOADER, type DocumentLoader } from '../core/ports/document-loader';
 import { EMBEDDER, type Embedder } from '../core/ports/embedder';
 import { EVENT_BUS, type EventBus } from '../core/ports/event-bus';
+import { GRAPH_EXTRACTOR, type GraphExtractor } from '../core/ports/graph-extractor';
 import { GRAPH_SEARCH, type GraphSearch } from '../core/ports/graph-search';
+import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
 import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
@@ -57,8 +59,12 @@ export interface KnowledgeAdapters {
   /** The SSRF-guarded fetcher: the only way to the network for sources and plugins. */
   outbound: OutboundFetcher;
   html: HtmlReader;
-  /** Entity search over the knowledge graphs (chat's graph step). */
+  /** Entity search over the knowledge graphs (chat's graph step, search's graph discovery). */
   graphSearch: GraphSearch;
+  /** The knowledge graph (GRAPH_STORE). */
+  graphStore: GraphStore;
+  /** Entities and relationships of documents (the ingestion pipeline's graph step). */
+  graphExtractor: GraphExtractor;
 }
 
 export interface ChatAdapters {
@@ -204,6 +210,8 @@ export async function buildInfrastructure(
         outbound: await get<OutboundFetcher>(OUTBOUND_FETCHER),
         html: await get<HtmlReader>(HTML_READER),
         graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
+        graphStore: await get<GraphStore>(GRAPH_STORE, true),
+        graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
       plugins,

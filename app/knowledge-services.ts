@@ -7,6 +7,7 @@ import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-de
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
 import type { Consumer } from './consumer';
+import { ingestionStepsWithGraph } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
 
@@ -36,6 +37,8 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
     billing,
     pricing: tablePricing(prices),
     jobs: jobTracker(infra),
+    graph: k.graphStore,
+    graphSearch: k.graphSearch,
     settings: {
       uploadMaxBytes: infra.config.uploads.maxBytes,
       defaultEmbedding: { model: k.embedder.model, dimensions: k.embeddingDimensions },
@@ -52,10 +55,13 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
 /** The worker of `knowledge.ingest`. */
 export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
   queue: INGEST_QUEUE,
-  start: (infra, services) =>
-    infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, async (job) => void (await processIngestJob(services.knowledge, job)), {
-      concurrency: 2,
-      maxAttempts: INGEST_MAX_ATTEMPTS,
-      backoffMs: 2000,
-    }),
+  start: (infra, services) => {
+    // The pipeline with graph extraction after `store` (app/graph-services.ts).
+    const steps = ingestionStepsWithGraph(infra, services.knowledge.billing);
+    return infra.queue.consume<IngestJobPayload>(
+      INGEST_QUEUE,
+      async (job) => void (await processIngestJob(services.knowledge, job, steps)),
+      { concurrency: 2, maxAttempts: INGEST_MAX_ATTEMPTS, backoffMs: 2000 },
+    );
+  },
 };

@@ -2,6 +2,7 @@ import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import type { ChatDeps } from '../core/chat/chat-deps';
+import type { GraphDeps } from '../core/graph/graph-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
 import type { JobDeps } from '../core/jobs/job-deps';
 import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
@@ -13,6 +14,7 @@ import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
 import { buildChatDeps } from './chat-services';
+import { buildGraphDeps } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { buildJobDeps } from './jobs-services';
 import { buildKnowledgeDeps } from './knowledge-services';
@@ -29,6 +31,7 @@ export interface Services {
   agents: AgentDeps;
   prompts: PromptDeps;
   knowledge: KnowledgeDeps;
+  graph: GraphDeps;
   chat: ChatDeps;
   sources: SourcesDeps;
   publicChat: PublicChatDeps;
@@ -97,6 +100,7 @@ export function buildServices(infra: Infrastructure): Services {
     },
     prompts: { store, clock, ids },
     knowledge,
+    graph: buildGraphDeps(infra, billing),
     sources,
     chat,
     publicChat: buildPublicChatDeps(infra, chat),

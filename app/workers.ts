@@ -2,6 +2,7 @@ import type { Container } from 'inversify';
 
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
+import { graphOptimizeConsumer } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { webhookDeliveryConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
@@ -12,6 +13,7 @@ import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services'
 /** Every background consumer of the worker role. Areas add theirs here (the type lives in ./consumer). */
 export const consumers: Consumer<Services>[] = [
   knowledgeIngestConsumer,
+  graphOptimizeConsumer,
   sourceSyncConsumer,
   sourceSchedulerConsumer,
   attachmentExtractConsumer,

@@ -3,6 +3,7 @@ import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
+import { graphOperations } from './operations/graph';
 import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
 import { jobOperations } from './operations/jobs';
@@ -25,6 +26,7 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...agentOperations,
   ...promptOperations,
   ...knowledgeOperations,
+  ...graphOperations,
   ...sourceOperations(plugins.sources),
   ...chatOperations,
   ...openAiCompatOperations,

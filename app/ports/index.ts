@@ -4,6 +4,7 @@
  */
 import { blobStorePort } from './blob-store.port';
 import { chatPort } from './chat.port';
+import { graphStorePort } from './graph-store.port';
 import { heavyWorkPort } from './heavy-work.port';
 import { embeddingsPort, rerankPort, speechPort, transcriptionPort, visionPort } from './model-capabilities.port';
 import { nonceRegistryPort } from './nonce-registry.port';
@@ -14,6 +15,7 @@ import { vectorIndexPort } from './vector-index.port';
 
 export const platformPorts: readonly PlatformPort[] = [
   vectorIndexPort,
+  graphStorePort,
   blobStorePort,
   queuePort,
   rateLimitStorePort,

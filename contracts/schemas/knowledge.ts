@@ -128,6 +128,11 @@ export const documentSchema = {
     createdAt: time,
     updatedAt: time,
     processedAt: nullableTime,
+    graphStatus: {
+      type: ['string', 'null'],
+      enum: ['completed', 'partial', 'failed', null],
+      description: 'Graph extraction status (null before extraction or when disabled)',
+    },
   },
 } as const;
 

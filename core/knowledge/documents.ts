@@ -23,6 +23,8 @@ export interface DocumentView {
   createdAt: string;
   updatedAt: string;
   processedAt: string | null;
+  /** Graph extraction status (spec 3.1): completed, partial, failed; null before extraction or when disabled. */
+  graphStatus: string | null;
 }
 
 export const toDocumentView = (d: KnowledgeDocument): DocumentView => ({
@@ -38,6 +40,7 @@ export const toDocumentView = (d: KnowledgeDocument): DocumentView => ({
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
   processedAt: d.processedAt,
+  graphStatus: (d.metadata?.graphStatus as string | undefined) ?? null,
 });
 
 export interface IngestJobPayload {
@@ -197,6 +200,7 @@ export async function deleteDocument(deps: KnowledgeDeps, actor: Actor, knowledg
     title: doc.title,
   });
   const chunksDeleted = await deps.vectorIndex.deleteByDocument(doc.organizationId, doc.id);
+  await deps.graph?.deleteByDocument({ organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId }, doc.id);
   if (doc.blobKey)
     await deps.blobs.delete(doc.blobKey).catch((error) => deps.log('warn', `document ${doc.id}: original file not deleted`, error));
   return { message: 'Document deleted', documentId: doc.id, chunksDeleted };

@@ -79,6 +79,7 @@ export async function processIngestJob(
     usage: { embeddingTokens: 0 },
     counters: {},
     warnings: {},
+    metadata: {},
     isStale: async () => {
       const now = await repos.documents.findById(organizationId, documentId);
       return !now || (!!now.jobId && now.jobId !== job.id);
@@ -155,6 +156,7 @@ export async function processIngestJob(
       metadata: {
         ...document.metadata,
         ...(ctx.loaded?.metadata ?? {}),
+        ...ctx.metadata,
         counters: ctx.counters,
         ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}),
       },
@@ -166,7 +168,10 @@ export async function processIngestJob(
   );
   if (!completed) {
     // deleted (or retried) while we were writing: do not leave its chunks behind
-    if (!(await repos.documents.findById(organizationId, documentId))) await deps.vectorIndex.deleteByDocument(organizationId, documentId);
+    if (!(await repos.documents.findById(organizationId, documentId))) {
+      await deps.vectorIndex.deleteByDocument(organizationId, documentId);
+      await deps.graph?.deleteByDocument({ organizationId, knowledgeBaseId: document.knowledgeBaseId }, documentId);
+    }
     await progress.cancelled('The document was deleted or queued again while processing');
     return 'skipped';
   }

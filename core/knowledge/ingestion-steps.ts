@@ -32,6 +32,8 @@ export interface IngestionContext {
   counters: Record<string, number>;
   /** Failures of optional steps, by step id. */
   warnings: Record<string, string>;
+  /** Fields steps add to the document's metadata (the graph step's `graphStatus`). */
+  metadata: Record<string, unknown>;
   /** True once the document row is gone (deleted while processing) or taken over by a newer job. */
   isStale(): Promise<boolean>;
 }

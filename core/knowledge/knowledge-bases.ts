@@ -163,6 +163,7 @@ export async function deleteKnowledgeBase(deps: KnowledgeDeps, actor: Actor, id:
 export async function purgeKnowledgeBaseData(deps: KnowledgeDeps, organizationId: string, knowledgeBaseId: string, documentCount = 0) {
   try {
     await deps.vectorIndex.deleteByKnowledgeBase(organizationId, knowledgeBaseId);
+    await deps.graph?.deleteByKnowledgeBase({ organizationId, knowledgeBaseId });
     await deps.blobs.deletePrefix(`${organizationId}/${knowledgeBaseId}/`);
   } catch (error) {
     deps.log('error', `knowledge base ${knowledgeBaseId}: clean-up of vectors and files failed`, { error, documentCount });

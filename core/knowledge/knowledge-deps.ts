@@ -4,6 +4,8 @@ import type { BlobStore } from '../ports/blob-store';
 import type { Clock } from '../ports/clock';
 import type { DocumentLoader } from '../ports/document-loader';
 import type { Embedder } from '../ports/embedder';
+import type { GraphSearch } from '../ports/graph-search';
+import type { GraphStore } from '../ports/graph-store';
 import type { HeavyWork } from '../ports/heavy-work';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
@@ -55,4 +57,8 @@ export interface KnowledgeDeps {
   log: KnowledgeLog;
   /** Where ingestion (and source syncs) report as jobs (DECISIONS "Jobs"); absent in tests that do not watch jobs. */
   jobs?: JobReporter;
+  /** The knowledge graph: document and knowledge-base deletes remove their contributions. */
+  graph?: GraphStore;
+  /** Graph discovery run next to vector and text retrieval in search (spec 4.9). */
+  graphSearch?: GraphSearch;
 }

@@ -3,11 +3,13 @@ import type { Actor } from '../identity/actor';
 import { canOnResource } from '../identity/policy';
 import { activeOrganization } from '../identity/policy';
 import { DomainError } from '../shared/errors';
+import { mergeGraphDiscovery, startGraphDiscovery } from './graph-discovery';
 import type { KnowledgeDeps } from './knowledge-deps';
 import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
+import type { DiscoveryMethod, SearchResult } from './search-result';
 
 export interface SearchInput {
   knowledgeBaseIds: string[];
@@ -25,15 +27,7 @@ export interface SearchOrigin {
   messageId?: string;
 }
 
-export type DiscoveryMethod = 'semantic' | 'image' | 'graph';
-
-export interface SearchResult {
-  content: string;
-  score: number;
-  knowledgeBaseId: string;
-  metadata: { documentId: string; documentTitle: string; chunkIndex: number; embeddingType: RetrievedChunk['embeddingType'] };
-  discoveryMethods: DiscoveryMethod[];
-}
+export type { DiscoveryMethod, SearchResult } from './search-result';
 
 /** Characters of one file's text used as a query. */
 export const FILE_QUERY_CHARS = 4000;
@@ -104,6 +98,8 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
     await ensureCredits(deps.billing, organizationId);
 
   const topK = input.topK ?? DEFAULT_RANKING.topKPerKnowledgeBase;
+  // graph discovery runs while the vector and text retrieval below runs
+  const graphHits = startGraphDiscovery(deps, { organizationId, knowledgeBaseIds: ids, text: input.query, limit: topK * ids.length });
   const queries = await queryTexts(deps, input);
   const merged = new Map<string, { chunk: RetrievedChunk; methods: Set<DiscoveryMethod> }>();
   const usage: RetrievalUsage = { embeddingModel: null, embeddingTokens: 0, rerankModel: null, rerankSearchUnits: 0 };
@@ -129,7 +125,7 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
   );
   const docs = await repos.documents.findMany(organizationId, [...new Set(ranked.map((r) => r.chunk.documentId))]);
   const docInfo = new Map(docs.map((d) => [d.id, { title: d.title, topics: d.topics }]));
-  const results: SearchResult[] = ranked
+  const retrieved: SearchResult[] = ranked
     .filter((r) => docInfo.has(r.chunk.documentId)) // a document deleted a moment ago
     .map((r) => ({
       content: r.chunk.content,
@@ -143,6 +139,8 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
       },
       discoveryMethods: (['semantic', 'image'] as const).filter((m) => r.methods.has(m)),
     }));
+
+  const results = await mergeGraphDiscovery(deps, organizationId, retrieved, await graphHits, topK);
 
   const loggedQuery = (queries.map((q) => q.text).join(' | ') || '').slice(0, 1000);
   const now = deps.clock.now().toISOString();

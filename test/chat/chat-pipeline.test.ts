@@ -95,6 +95,7 @@ describe('chat pipeline: 2-9 context', () => {
   it('retrieves from every linked knowledge base with the last 5 messages, shows sources with document titles, the document map and graph entities', async () => {
     const { deps, agent, queries, model, db } = setup();
     deps.graph = {
+      discoverChunks: async () => [],
       searchEntities: async () => [
         {
           name: 'Refund desk',

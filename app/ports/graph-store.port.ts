@@ -1,0 +1,14 @@
+import { definePort } from '../../adapters/kit/port-registry';
+import { postgresGraphStore } from '../../adapters/postgres-graph/postgres-graph.adapters';
+import { GRAPH_STORE, type GraphStore } from '../../core/ports/graph-store';
+import { singleAdapterPort } from './platform-port';
+
+export const graphStorePort = singleAdapterPort(
+  definePort<GraphStore>({
+    key: 'GRAPH_STORE',
+    description: 'Knowledge graph store (entities, relationships, suggestions)',
+    token: GRAPH_STORE,
+    adapters: [postgresGraphStore],
+  }),
+  GRAPH_STORE,
+);

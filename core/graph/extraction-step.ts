@@ -1,0 +1,104 @@
+/**
+ * Graph extraction as an optional step of the ingestion pipeline (spec 3.1), run by the ingestion worker
+ * after the chunks are stored: the extractor reads the chunks (pinned entities seed it), the document's
+ * previous contribution is replaced, and the document's graph status is recorded: `completed`, `partial`
+ * when some chunks failed, `failed` (the document itself still completes). A knowledge base with
+ * `settings.graphExtraction: false` skips it.
+ */
+import type { BillingDeps } from '../billing/billing';
+import { charge } from '../billing/billing';
+import { DocumentStale, type IngestionStep } from '../knowledge/ingestion-steps';
+import type { GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
+import type { DocumentGraph, GraphStore } from '../ports/graph-store';
+import { foldName, keysOf, normalizeType } from './names';
+
+export type GraphStatus = 'completed' | 'partial' | 'failed';
+
+/** Extraction output as store input: names folded into keys, relationships named by keys. */
+export function toDocumentGraph(x: GraphExtraction): DocumentGraph {
+  const keyOf = new Map<string, string>();
+  const entities = x.entities
+    .map((e) => ({ ...e, keys: keysOf(e.name, e.aliases) }))
+    .filter((e) => e.keys.length > 0)
+    .map((e) => {
+      for (const label of [e.name, ...e.aliases]) keyOf.set(foldName(label), e.keys[0]);
+      return {
+        keys: e.keys,
+        name: e.name,
+        type: normalizeType(e.type),
+        aliases: e.aliases,
+        confidence: e.confidence,
+        mentions: e.mentions,
+      };
+    });
+  const relationships = x.relationships
+    .map((r) => ({ ...r, sourceKey: keyOf.get(foldName(r.source)) ?? '', targetKey: keyOf.get(foldName(r.target)) ?? '' }))
+    .filter((r) => r.sourceKey && r.targetKey && r.sourceKey !== r.targetKey)
+    .map((r) => ({
+      sourceKey: r.sourceKey,
+      targetKey: r.targetKey,
+      type: normalizeType(r.type),
+      weight: r.weight,
+      chunkIndex: r.chunkIndex,
+      evidence: r.evidence,
+    }));
+  return { entities, relationships };
+}
+
+export interface GraphStepDeps {
+  graph: GraphStore;
+  extractor: GraphExtractor;
+  billing: BillingDeps;
+  /** USD of a model extraction (0 for free models). */
+  costUsd(usage: NonNullable<GraphExtraction['usage']>): number;
+}
+
+export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
+  return {
+    id: 'graph',
+    optional: true,
+    async run(ctx) {
+      const { document: doc, knowledgeBase: kb } = ctx;
+      if ((kb.settings as Record<string, unknown>).graphExtraction === false) return;
+      const scope = { organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId };
+      try {
+        const pinned = await g.graph.getPinned(scope);
+        const extraction = await g.extractor.extract({
+          documentTitle: doc.title,
+          chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
+          pinned,
+        });
+        const failed = new Set(extraction.failedChunks).size;
+        if (ctx.chunks.length > 0 && failed >= ctx.chunks.length) throw new Error('Graph extraction failed for every chunk');
+        if (await ctx.isStale()) throw new DocumentStale();
+        const written = await g.graph.replaceDocument(
+          { ...scope, documentId: doc.id },
+          toDocumentGraph(extraction),
+          new Date().toISOString(),
+        );
+        if (extraction.usage)
+          await charge(g.billing, {
+            organizationId: doc.organizationId,
+            kind: 'graph',
+            model: extraction.usage.model,
+            promptTokens: extraction.usage.promptTokens,
+            completionTokens: extraction.usage.completionTokens,
+            providerCostUsd: g.costUsd(extraction.usage),
+            reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId },
+          });
+        ctx.counters.graphEntities = written.entities;
+        ctx.counters.graphRelationships = written.relationships;
+        ctx.metadata.graphStatus = (failed > 0 ? 'partial' : 'completed') satisfies GraphStatus;
+      } catch (error) {
+        if (!(error instanceof DocumentStale)) ctx.metadata.graphStatus = 'failed' satisfies GraphStatus;
+        throw error;
+      }
+    },
+    async compensate(ctx) {
+      await g.graph.deleteByDocument(
+        { organizationId: ctx.document.organizationId, knowledgeBaseId: ctx.document.knowledgeBaseId },
+        ctx.document.id,
+      );
+    },
+  };
+}
