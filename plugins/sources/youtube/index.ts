@@ -17,7 +17,11 @@ const plugin: SourcePlugin = {
   optionsSchema: objectSchema({ maxItems: maxItems(15, 50) }),
   secrets: [
     { name: 'YOUTUBE_API_KEY', description: 'YouTube Data API key; without it the public channel feed is read', required: false },
-    { name: 'YOUTUBE_BASE_URL', description: 'Base URL of the YouTube site (pages, feeds, captions); default https://www.youtube.com', required: false },
+    {
+      name: 'YOUTUBE_BASE_URL',
+      description: 'Base URL of the YouTube site (pages, feeds, captions); default https://www.youtube.com',
+      required: false,
+    },
     { name: 'YOUTUBE_DATA_API_URL', description: 'Base URL of the YouTube Data API; default https://www.googleapis.com', required: false },
   ],
   capabilities: ['detect', 'preview', 'schedule'],

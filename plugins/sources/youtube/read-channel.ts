@@ -14,7 +14,11 @@ import { channelIdOf, isCanonicalChannelId, onBase, YOUTUBE_ORIGIN } from './url
 const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', textNodeName: '#text', trimValues: true });
 const arr = <T>(v: T | T[] | undefined): T[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 const text = (v: unknown): string =>
-  typeof v === 'string' || typeof v === 'number' ? String(v) : v && typeof v === 'object' ? text((v as Record<string, unknown>)['#text']) : '';
+  typeof v === 'string' || typeof v === 'number'
+    ? String(v)
+    : v && typeof v === 'object'
+      ? text((v as Record<string, unknown>)['#text'])
+      : '';
 
 export interface YouTubeEndpoints {
   base: string;
