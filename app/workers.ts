@@ -5,6 +5,7 @@ import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
 import { webhookDeliveryConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
+import { provisioningBuildConsumer, provisioningSweepConsumer } from './provisioning-services';
 import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
 import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
@@ -16,6 +17,8 @@ export const consumers: Consumer<Services>[] = [
   sourceSchedulerConsumer,
   attachmentExtractConsumer,
   webhookDeliveryConsumer,
+  provisioningBuildConsumer,
+  provisioningSweepConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

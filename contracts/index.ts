@@ -11,6 +11,7 @@ import { modelOperations } from './operations/models';
 import { openAiCompatOperations } from './operations/openai-compat';
 import { platformOperations } from './operations/platform';
 import { promptOperations } from './operations/prompts';
+import { provisioningOperations } from './operations/provisioning';
 import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
 
@@ -31,5 +32,6 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...publicChatOperations,
   ...groupOperations,
   ...jobOperations,
+  ...provisioningOperations,
   ...accountSecurityOperations,
 ];

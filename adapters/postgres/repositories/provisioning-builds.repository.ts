@@ -1,11 +1,4 @@
-import type {
-  BuildPatch,
-  BuildRecord,
-  BuildRepository,
-  IdempotencyRecord,
-  BuildMode,
-  BuildPhase,
-} from '../../../core/provisioning/build';
+import type { BuildPatch, BuildRecord, BuildRepository, IdempotencyRecord, BuildMode, BuildPhase } from '../../../core/provisioning/build';
 import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
@@ -76,7 +69,9 @@ export class KnexBuildRepository implements BuildRepository {
       .ignore()
       .returning('*');
     if (rows.length) return { build: toBuild(rows[0]), created: true };
-    const existing = await this.db()(TABLE).where({ organization_id: build.organizationId, handle: build.handle, status: 'active' }).first();
+    const existing = await this.db()(TABLE)
+      .where({ organization_id: build.organizationId, handle: build.handle, status: 'active' })
+      .first();
     // The active build ended between the insert and this read: the caller retries.
     if (!existing) return this.insertActive(build);
     return { build: toBuild(existing), created: false };
