@@ -11,7 +11,7 @@ import { isDomainError } from '../shared/errors';
 import type { SourceItemContent } from '../sources/source-plugin';
 import { sourceContext } from '../sources/sources-deps';
 import { analyzeOffline } from './analysis';
-import { type BuildPhase, BuildFailure, type BuildRecord, type BuildState, phaseProgress } from './build';
+import { BuildFailure, type BuildPhase, type BuildRecord, type BuildState, phaseProgress } from './build';
 import type { ProvisioningDeps } from './provisioning-deps';
 
 /** The user behind the API key, acting as an admin of the key's organization (keys are issued by owners and admins). */

@@ -8,8 +8,8 @@
  */
 import type { ApiKeyActor } from '../identity/actor';
 import { validateModel } from '../models/catalogue';
-import { sha256Hex } from '../shared/hash';
 import { DomainError } from '../shared/errors';
+import { sha256Hex } from '../shared/hash';
 import type { SourcePlugin } from '../sources/source-plugin';
 import { optionalWebhookUrl } from '../webhooks/webhook-url';
 import { BUILD_JOB_KIND, BUILD_QUEUE, type BuildMode, type BuildRecord, QUEUED_LABEL } from './build';

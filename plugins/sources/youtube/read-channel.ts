@@ -7,7 +7,7 @@
 import { XMLParser } from 'fast-xml-parser';
 
 import type { SourceContext, SourceItemContent, SourceListing } from '../../../core/sources/source-plugin';
-import { FEED_ACCEPT, getOk, get } from '../_shared/fetch';
+import { FEED_ACCEPT, get,getOk } from '../_shared/fetch';
 import { unsupported } from '../_shared/url';
 import { channelIdOf, isCanonicalChannelId, onBase, YOUTUBE_ORIGIN } from './urls';
 
@@ -75,16 +75,22 @@ async function feedVideos(ctx: SourceContext, channelId: string, ep: YouTubeEndp
   return { title: text(feed.title) || author, author, videos };
 }
 
+/** The fields read from Data API `channels` and `playlistItems` items. */
+interface DataApiItem {
+  contentDetails?: { relatedPlaylists?: { uploads?: string } };
+  snippet?: { title?: string; description?: string; publishedAt?: string; resourceId?: { videoId?: string } };
+}
+
 async function dataApiJson(ctx: SourceContext, ep: YouTubeEndpoints, path: string, params: Record<string, string>) {
   const query = new URLSearchParams({ ...params, key: ep.apiKey ?? '' });
   const res = await getOk(ctx, `${ep.dataApi.replace(/\/$/, '')}/youtube/v3/${path}?${query}`, 'application/json', 'The YouTube Data API');
-  return JSON.parse(res.text) as { items?: Record<string, any>[] };
+  return JSON.parse(res.text) as { items?: DataApiItem[] };
 }
 
 async function apiVideos(ctx: SourceContext, channelId: string, ep: YouTubeEndpoints, max: number) {
   const channel = (await dataApiJson(ctx, ep, 'channels', { part: 'snippet,contentDetails', id: channelId })).items?.[0];
   if (!channel) return { title: undefined, author: undefined, videos: [] as Video[] };
-  const uploads = channel.contentDetails?.relatedPlaylists?.uploads as string | undefined;
+  const uploads = channel.contentDetails?.relatedPlaylists?.uploads;
   const items = uploads
     ? ((await dataApiJson(ctx, ep, 'playlistItems', { part: 'snippet', playlistId: uploads, maxResults: String(Math.min(max, 50)) }))
         .items ?? [])
@@ -93,9 +99,9 @@ async function apiVideos(ctx: SourceContext, channelId: string, ep: YouTubeEndpo
     id: String(i.snippet?.resourceId?.videoId ?? ''),
     title: String(i.snippet?.title ?? ''),
     description: String(i.snippet?.description ?? ''),
-    publishedAt: i.snippet?.publishedAt as string | undefined,
+    publishedAt: i.snippet?.publishedAt,
   }));
-  const title = channel.snippet?.title as string | undefined;
+  const title = channel.snippet?.title;
   return { title, author: title, videos: videos.filter((v) => v.id) };
 }
 
