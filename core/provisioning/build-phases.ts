@@ -90,7 +90,7 @@ export async function scrape(deps: ProvisioningDeps, build: BuildRecord): Promis
   const chars = readable.reduce((n, i) => n + i.text.length, 0);
   const warning =
     chars < deps.settings.thinContentChars ? 'Little content was found; the agent may answer only a few questions' : undefined;
-  await deps.jobs.progress(build.id, { body: { channelTitle, ...(warning ? { warning } : {}) } });
+  await deps.jobs.progress(build.id, { body: { platform: build.sourceType, channelTitle, ...(warning ? { warning } : {}) } });
   return saveState(deps, build, { ...build.state, items: readable, channelTitle, ...(warning ? { warning } : {}) });
 }
 

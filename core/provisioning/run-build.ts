@@ -55,6 +55,11 @@ export async function runBuild(deps: ProvisioningDeps, buildId: string): Promise
   );
   if (!claimed) return;
   let build = claimed;
+  // The lease is renewed in the background, so a slow phase never looks like a dead worker.
+  const renewal = setInterval(
+    () => void renewLease(deps, buildId).catch((error) => deps.log('warn', `build ${buildId}: lease renewal failed`, error)),
+    Math.max(100, Math.floor(deps.settings.leaseMs / 3)),
+  );
   try {
     if (build.runs > deps.settings.maxRuns) throw new BuildFailure('internal', 'The build was interrupted too many times');
     if (build.phase === 'queued') await preflight(deps, build);
@@ -79,6 +84,8 @@ export async function runBuild(deps: ProvisioningDeps, buildId: string): Promise
     await publish(deps, build, indexed);
   } catch (error) {
     await failBuild(deps, build, toFailure(error));
+  } finally {
+    clearInterval(renewal);
   }
 }
 
