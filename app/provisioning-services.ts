@@ -31,6 +31,7 @@ export function buildProvisioningDeps(
       leaseMs: p.leaseMs,
       phaseTimeoutMs: p.phaseTimeoutMs,
       freshForMs: p.freshForHours * 3600_000,
+      turnstile: p.turnstile,
     },
     log: (level, message, extra) => infra.log(level, message, extra),
   };

@@ -89,6 +89,16 @@ export const configSchema = {
       default: 90000,
       description: 'Bound of one build phase; indexing past it ends ready, other phases fail',
     },
+    TURNSTILE_SECRET_KEY: {
+      type: 'string',
+      description: 'Bot-check secret; when set, from-url needs a turnstileToken verified server-side',
+    },
+    TURNSTILE_VERIFY_URL: {
+      type: 'string',
+      format: 'uri',
+      default: 'https://challenges.cloudflare.com/turnstile/v0/siteverify',
+      description: 'Where bot-check tokens are verified',
+    },
     PROVISIONING_FRESH_HOURS: {
       type: 'number',
       minimum: 0,

@@ -175,6 +175,9 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
       leaseMs: raw.PROVISIONING_LEASE_MS as number,
       phaseTimeoutMs: raw.PROVISIONING_PHASE_TIMEOUT_MS as number,
       freshForHours: raw.PROVISIONING_FRESH_HOURS as number,
+      turnstile: raw.TURNSTILE_SECRET_KEY
+        ? { secret: raw.TURNSTILE_SECRET_KEY as string, verifyUrl: raw.TURNSTILE_VERIFY_URL as string }
+        : null,
     },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
     settings: Object.freeze({ ...raw }),

@@ -6,6 +6,7 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { Store } from '../ports/store';
 import type { SourcesDeps } from '../sources/sources-deps';
+import type { TurnstileSettings } from './turnstile';
 
 export interface ProvisioningSettings {
   /** A ready build of the same handle younger than this answers a new request at once (handle dedup). */
@@ -23,6 +24,8 @@ export interface ProvisioningSettings {
   thinContentChars: number;
   /** Worker runs of one build before it fails (a build that keeps killing its workers). */
   maxRuns: number;
+  /** Bot-check verification; null when no secret is configured (no token needed). */
+  turnstile: TurnstileSettings | null;
 }
 
 export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = {
@@ -34,6 +37,7 @@ export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = {
   fullItems: 50,
   thinContentChars: 600,
   maxRuns: 3,
+  turnstile: null,
 };
 
 export type ProvisioningLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: unknown) => void;

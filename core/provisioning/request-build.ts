@@ -14,6 +14,7 @@ import type { SourcePlugin } from '../sources/source-plugin';
 import { optionalWebhookUrl } from '../webhooks/webhook-url';
 import { BUILD_JOB_KIND, BUILD_QUEUE, type BuildMode, type BuildRecord, QUEUED_LABEL } from './build';
 import type { ProvisioningDeps } from './provisioning-deps';
+import { verifyTurnstile } from './turnstile';
 
 /** Channel platforms detected without a hint; other source types need `sourceType`. */
 export const CHANNEL_PLATFORMS = ['youtube', 'instagram'];
@@ -66,6 +67,7 @@ export async function requestBuild(
   if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey))
     throw new DomainError('VALIDATION', 'Idempotency-Key must be a UUID');
   const plugin = pluginFor(deps, input);
+  await verifyTurnstile(deps.sources.fetcher, deps.settings.turnstile, input.turnstileToken);
   const url = plugin.normalize(input.url.trim());
   const mode: BuildMode = input.mode ?? 'preview';
   if (input.model) {

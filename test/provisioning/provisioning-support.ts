@@ -15,6 +15,7 @@ export interface ProvisioningWorld {
   close(): Promise<void>;
 }
 
+/** `env.OUTBOUND_ALLOW` adds hosts to the fake YouTube's (a webhook receiver). */
 export async function startProvisioningWorld(channels: FakeChannel[], env: Record<string, string> = {}): Promise<ProvisioningWorld> {
   const youtube = new FakeHttpServer((req) => {
     const url = new URL(req.path, 'http://fake');
@@ -22,7 +23,8 @@ export async function startProvisioningWorld(channels: FakeChannel[], env: Recor
     return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
   });
   const base = await youtube.start();
-  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, OUTBOUND_ALLOW: new URL(base).host, ...env });
+  const allow = [new URL(base).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
+  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, ...env, OUTBOUND_ALLOW: allow });
   const owner = await registerUser(p.http, { label: 'builder' });
   const key = await apiKey(p, owner, ['agents:write']);
   return {
