@@ -14,7 +14,7 @@ export interface TurnstileSettings {
 export async function verifyTurnstile(fetcher: OutboundFetcher, settings: TurnstileSettings | null, token: string | undefined) {
   if (!settings) return;
   if (!token) throw new DomainError('TURNSTILE_FAILED', 'A bot-check token (turnstileToken) is required');
-  let ok = false;
+  let ok: boolean;
   try {
     const res = await fetcher.fetch({
       url: settings.verifyUrl,
