@@ -1,4 +1,4 @@
-import type { BuildMode, BuildPatch, BuildPhase,BuildRecord, BuildRepository, IdempotencyRecord } from '../../../core/provisioning/build';
+import type { BuildMode, BuildPatch, BuildPhase, BuildRecord, BuildRepository, IdempotencyRecord } from '../../../core/provisioning/build';
 import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 

@@ -7,7 +7,7 @@
 import { XMLParser } from 'fast-xml-parser';
 
 import type { SourceContext, SourceItemContent, SourceListing } from '../../../core/sources/source-plugin';
-import { FEED_ACCEPT, get,getOk } from '../_shared/fetch';
+import { FEED_ACCEPT, get, getOk } from '../_shared/fetch';
 import { unsupported } from '../_shared/url';
 import { channelIdOf, isCanonicalChannelId, onBase, YOUTUBE_ORIGIN } from './urls';
 
