@@ -11,6 +11,7 @@ import { modelRoutes } from '../adapters/http/routes/models.routes';
 import { openAiCompatRoutes } from '../adapters/http/routes/openai-compat.routes';
 import { platformRoutes } from '../adapters/http/routes/platform.routes';
 import { promptRoutes } from '../adapters/http/routes/prompts.routes';
+import { provisioningRoutes } from '../adapters/http/routes/provisioning.routes';
 import { publicChatRoutes } from '../adapters/http/routes/public-chat.routes';
 import { sourceRoutes } from '../adapters/http/routes/sources.routes';
 import { allOperations } from '../contracts';
@@ -38,6 +39,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...publicChatRoutes(services.publicChat),
     ...groupRoutes(services.organizations),
     ...jobRoutes(services.jobs),
+    ...provisioningRoutes({ provisioning: services.provisioning, jobs: services.jobs }),
     ...identityRoutes({
       identity: services.identity,
       organizations: services.organizations,

@@ -6,6 +6,7 @@
 import { DEFAULT_JOB_SETTINGS, type JobDeps } from '../core/jobs/job-deps';
 import { JobKindRegistry } from '../core/jobs/job-kinds';
 import { JobTracker } from '../core/jobs/job-tracker';
+import { buildJobKind } from '../core/provisioning/build-event';
 import {
   DEFAULT_WEBHOOK_SETTINGS,
   deliverWebhook,
@@ -18,7 +19,7 @@ import type { Infrastructure } from './infrastructure';
 
 /** Kinds with their own event shape or webhook rule (builds: the ProvisioningEvent of spec 2.12). */
 export function jobKinds(): JobKindRegistry {
-  return new JobKindRegistry();
+  return new JobKindRegistry().register(buildJobKind);
 }
 
 const built = new WeakMap<Infrastructure, { deps: JobDeps; tracker: JobTracker }>();

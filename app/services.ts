@@ -10,6 +10,7 @@ import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { CatalogueDeps } from '../core/models/catalogue';
 import type { OrganizationDeps } from '../core/organizations/organization-deps';
 import type { PromptDeps } from '../core/prompts/prompt-deps';
+import type { ProvisioningDeps } from '../core/provisioning/provisioning-deps';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
@@ -18,6 +19,7 @@ import { buildGraphDeps } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { buildJobDeps } from './jobs-services';
 import { buildKnowledgeDeps } from './knowledge-services';
+import { buildProvisioningDeps } from './provisioning-services';
 import { buildPublicChatDeps } from './public-chat-services';
 import { buildSourcesDeps } from './sources-services';
 
@@ -37,6 +39,8 @@ export interface Services {
   publicChat: PublicChatDeps;
   /** The job contract: job events, streams, webhook deliveries. */
   jobs: JobDeps;
+  /** Agents built from a channel URL (spec 4.13). */
+  provisioning: ProvisioningDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -63,6 +67,22 @@ export function buildServices(infra: Infrastructure): Services {
   const knowledge = buildKnowledgeDeps(infra, billing);
   const sources = buildSourcesDeps(infra, knowledge);
   const chat = buildChatDeps(infra, billing, knowledge);
+  const catalogue: CatalogueDeps = { store, clock, listing: infra.modelListing };
+  const agents: AgentDeps = {
+    store,
+    clock,
+    ids,
+    settings: {
+      defaultModel: config.models.defaultChatModel ?? FALLBACK_CHAT_MODEL,
+      // Read on use: with PORT=0 the public URL is completed once the gateway listens (app/platform.ts).
+      publicAgentUrl: (slug) => `${config.publicUrl.replace(/\/$/, '')}/api/public/agents/${encodeURIComponent(slug)}`,
+    },
+    // The knowledge and sources areas plug in here: createKnowledgeBase (knowledge) and ingestion (sources).
+    setup: {
+      createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }),
+      ingestion: setupSourceIngestion(sources),
+    },
+  };
   return {
     identity: {
       store,
@@ -82,22 +102,8 @@ export function buildServices(infra: Infrastructure): Services {
     organizations: { store, clock, ids },
     apiKeys: { store, clock, ids },
     billing,
-    catalogue: { store, clock, listing: infra.modelListing },
-    agents: {
-      store,
-      clock,
-      ids,
-      settings: {
-        defaultModel: config.models.defaultChatModel ?? FALLBACK_CHAT_MODEL,
-        // Read on use: with PORT=0 the public URL is completed once the gateway listens (app/platform.ts).
-        publicAgentUrl: (slug) => `${config.publicUrl.replace(/\/$/, '')}/api/public/agents/${encodeURIComponent(slug)}`,
-      },
-      // The knowledge and sources areas plug in here: createKnowledgeBase (knowledge) and ingestion (sources).
-      setup: {
-        createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }),
-        ingestion: setupSourceIngestion(sources),
-      },
-    },
+    catalogue,
+    agents,
     prompts: { store, clock, ids },
     knowledge,
     graph: buildGraphDeps(infra, billing),
@@ -105,5 +111,6 @@ export function buildServices(infra: Infrastructure): Services {
     chat,
     publicChat: buildPublicChatDeps(infra, chat),
     jobs: buildJobDeps(infra),
+    provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue }),
   };
 }

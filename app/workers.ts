@@ -6,6 +6,7 @@ import { graphOptimizeConsumer } from './graph-services';
 import type { Infrastructure } from './infrastructure';
 import { webhookDeliveryConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
+import { provisioningBuildConsumer, provisioningSweepConsumer } from './provisioning-services';
 import { attachmentExtractConsumer } from './public-chat-services';
 import type { Services } from './services';
 import { sourceSchedulerConsumer, sourceSyncConsumer } from './sources-services';
@@ -18,6 +19,8 @@ export const consumers: Consumer<Services>[] = [
   sourceSchedulerConsumer,
   attachmentExtractConsumer,
   webhookDeliveryConsumer,
+  provisioningBuildConsumer,
+  provisioningSweepConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

@@ -12,6 +12,7 @@ import { modelOperations } from './operations/models';
 import { openAiCompatOperations } from './operations/openai-compat';
 import { platformOperations } from './operations/platform';
 import { promptOperations } from './operations/prompts';
+import { provisioningOperations } from './operations/provisioning';
 import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
 
@@ -33,5 +34,6 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...publicChatOperations,
   ...groupOperations,
   ...jobOperations,
+  ...provisioningOperations,
   ...accountSecurityOperations,
 ];

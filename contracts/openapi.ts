@@ -1,11 +1,12 @@
 import { componentSchemas, namedSchemas, withRefs } from './openapi-components';
 import type { Operation } from './operation';
 
-const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+/** `:name` is a parameter; `\\:` is a literal colon (`/v1/agents\\:from-url`, escaped for the router). */
+const toOpenApiPath = (path: string) => path.replace(/(?<!\\):([A-Za-z0-9_]+)/g, '{$1}').replace(/\\:/g, ':');
 
 function parameters(o: Operation) {
   const out: Record<string, unknown>[] = [];
-  for (const name of [...o.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1])) {
+  for (const name of [...o.path.matchAll(/(?<!\\):([A-Za-z0-9_]+)/g)].map((m) => m[1])) {
     out.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
   const q = o.query as { properties?: Record<string, unknown>; required?: string[] } | undefined;

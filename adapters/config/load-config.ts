@@ -171,6 +171,14 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
     outboundAllow: list(raw.OUTBOUND_ALLOW),
     outboundCaFile: raw.OUTBOUND_CA_FILE as string | undefined,
     webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
+    provisioning: {
+      leaseMs: raw.PROVISIONING_LEASE_MS as number,
+      phaseTimeoutMs: raw.PROVISIONING_PHASE_TIMEOUT_MS as number,
+      freshForHours: raw.PROVISIONING_FRESH_HOURS as number,
+      turnstile: raw.TURNSTILE_SECRET_KEY
+        ? { secret: raw.TURNSTILE_SECRET_KEY as string, verifyUrl: raw.TURNSTILE_VERIFY_URL as string }
+        : null,
+    },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
     settings: Object.freeze({ ...raw }),
     security: securityConfigFrom(raw),

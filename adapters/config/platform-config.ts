@@ -35,6 +35,13 @@ export interface PlatformConfig {
   outboundCaFile?: string;
   /** Job webhooks: backoff base between attempts and the time bound of one attempt. */
   webhooks: { retryBackoffMs: number; timeoutMs: number };
+  /** Builds from a URL: worker lease, phase bound, handle-dedup window. */
+  provisioning: {
+    leaseMs: number;
+    phaseTimeoutMs: number;
+    freshForHours: number;
+    turnstile: { secret: string; verifyUrl: string } | null;
+  };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /**
    * Every validated value by key, defaults applied: the port registries read their selector and adapter keys

@@ -17,6 +17,7 @@ import type { ModelRepository } from '../models/model';
 import type { GroupRepository } from '../organizations/group';
 import type { InvitationRepository, MembershipRepository, OrganizationRepository } from '../organizations/organization';
 import type { PromptConfigRepository } from '../prompts/prompt-config';
+import type { BuildRepository } from '../provisioning/build';
 import type { WebhookDeliveryRepository } from '../webhooks/webhook-delivery';
 
 /** Every repository, bound to one connection or transaction. Each area adds its own here. */
@@ -52,4 +53,6 @@ export interface Repositories {
   /** Long-running jobs (DECISIONS "Jobs") and the webhook deliveries of their events. */
   jobs: JobRepository;
   webhookDeliveries: WebhookDeliveryRepository;
+  /** Provisioning builds from a channel URL (spec 3.3) and their Idempotency-Keys. */
+  provisioningBuilds: BuildRepository;
 }

@@ -39,7 +39,8 @@ function mountedRoutes(app: Express): string[] {
           for (const [method, on] of Object.entries(layer.route.methods)) {
             if (!on) continue;
             if (method === '_all') throw new Error(`route ${path} answers every method; the contract cannot describe it`);
-            out.push(`${method} ${prefix}${path}`);
+            // `\:` is a literal colon for the router (`/v1/agents\:from-url`); the document writes it plainly.
+            out.push(`${method} ${prefix}${String(path).replace(/\\:/g, ':')}`);
           }
         }
       } else if (layer.handle?.stack) {

@@ -39,7 +39,9 @@ describe('source plugin discovery and registry', () => {
     expect(registry.types()).toEqual(pluginFolders());
     expect(registry.descriptors().map((d) => d.type)).toEqual(pluginFolders());
     for (const d of registry.descriptors()) {
-      expect(d).toMatchObject({ kind: 'source', available: true, secrets: [] });
+      // Built-in types work without configuration: their secrets, if any, are optional (youtube's API key and base URLs).
+      expect(d).toMatchObject({ kind: 'source', available: true });
+      expect(d.secrets).toEqual(d.type === 'youtube' ? ['YOUTUBE_API_KEY', 'YOUTUBE_BASE_URL', 'YOUTUBE_DATA_API_URL'] : []);
       expect(d.capabilities.length).toBeGreaterThan(0);
       // spec 4.7's common options are merged into every type's schema
       expect(Object.keys((d.optionsSchema as { properties: object }).properties)).toEqual(

@@ -11,6 +11,7 @@ import { signedVariablesMigration } from './0013_signed_variables';
 import { userGroupsMigration } from './0015_user_groups';
 import { jobsMigration } from './0016_jobs';
 import { graphMigration } from './0030_graph';
+import { provisioningBuildsMigration } from './0045_provisioning_builds';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -28,5 +29,6 @@ export const relationalMigrations: MigrationSet = {
     tokenVersionMigration,
     signedVariablesMigration,
     graphMigration,
+    provisioningBuildsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

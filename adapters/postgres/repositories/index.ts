@@ -19,6 +19,7 @@ import { KnexKnowledgeSourceRepository } from './knowledge-sources.repository';
 import { KnexModelRepository } from './models.repository';
 import { KnexInvitationRepository, KnexMembershipRepository, KnexOrganizationRepository } from './organizations.repository';
 import { KnexPromptConfigRepository } from './prompt-config.repository';
+import { KnexBuildRepository } from './provisioning-builds.repository';
 import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.repository';
 import { KnexUserRepository } from './users.repository';
 import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
@@ -51,5 +52,6 @@ export function createRepositories(db: DbHandle): Repositories {
     groups: new KnexGroupRepository(db),
     jobs: new KnexJobRepository(db),
     webhookDeliveries: new KnexWebhookDeliveryRepository(db),
+    provisioningBuilds: new KnexBuildRepository(db),
   };
 }

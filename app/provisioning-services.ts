@@ -1,0 +1,70 @@
+/**
+ * Wiring of provisioning from a URL (spec 4.13): the build use cases over the sources, knowledge and agents
+ * areas and the job contract, the `provisioning.build` worker, and a timer of the worker role that re-queues
+ * builds nobody runs (lost message, dead worker), so every build ends.
+ */
+import type { AgentDeps } from '../core/agents/agent-deps';
+import type { CatalogueDeps } from '../core/models/catalogue';
+import type { Subscription } from '../core/ports/job-queue';
+import { BUILD_QUEUE, type BuildJobPayload } from '../core/provisioning/build';
+import { DEFAULT_PROVISIONING_SETTINGS, type ProvisioningDeps } from '../core/provisioning/provisioning-deps';
+import { requeueStaleBuilds, runBuild } from '../core/provisioning/run-build';
+import type { SourcesDeps } from '../core/sources/sources-deps';
+import type { Consumer } from './consumer';
+import type { Infrastructure } from './infrastructure';
+import { jobTracker } from './jobs-services';
+
+export function buildProvisioningDeps(
+  infra: Infrastructure,
+  areas: { sources: SourcesDeps; agents: AgentDeps; catalogue: CatalogueDeps },
+): ProvisioningDeps {
+  const p = infra.config.provisioning;
+  return {
+    store: infra.store,
+    clock: infra.clock,
+    ids: infra.ids,
+    queue: infra.queue,
+    jobs: jobTracker(infra),
+    ...areas,
+    settings: {
+      ...DEFAULT_PROVISIONING_SETTINGS,
+      leaseMs: p.leaseMs,
+      phaseTimeoutMs: p.phaseTimeoutMs,
+      freshForMs: p.freshForHours * 3600_000,
+      turnstile: p.turnstile,
+    },
+    log: (level, message, extra) => infra.log(level, message, extra),
+  };
+}
+
+export const provisioningBuildConsumer: Consumer<{ provisioning: ProvisioningDeps }> = {
+  queue: BUILD_QUEUE,
+  start: (infra, services) =>
+    infra.queue.consume<BuildJobPayload>(BUILD_QUEUE, async (job) => runBuild(services.provisioning, job.payload.buildId), {
+      concurrency: 2,
+      maxAttempts: 3,
+      backoffMs: 1000,
+    }),
+};
+
+/** Not a queue consumer: re-queues stale builds at start and then every half lease. */
+export const provisioningSweepConsumer: Consumer<{ provisioning: ProvisioningDeps }> = {
+  queue: `${BUILD_QUEUE}.sweep`,
+  async start(_infra, services): Promise<Subscription> {
+    const deps = services.provisioning;
+    const grace = Math.max(1000, Math.floor(deps.settings.leaseMs / 2));
+    let running: Promise<unknown> = Promise.resolve();
+    const tick = () => {
+      running = requeueStaleBuilds(deps, grace).catch((error) => deps.log('error', 'build sweep failed', error));
+    };
+    tick();
+    const timer = setInterval(tick, grace);
+    timer.unref();
+    return {
+      close: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  },
+};

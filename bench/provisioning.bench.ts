@@ -1,0 +1,198 @@
+/**
+ * Provisioning from a URL (spec 4.13) on the platform as `npm start` runs it (one process, PGlite, in-process
+ * queue and bus) against a local fake YouTube serving recorded shapes, each figure beside a baseline of the
+ * same run:
+ *   1. Time to ready of preview builds (POST until the poll answers ready), against a handle-dedup answer.
+ *   2. SSE first frame after the POST (connect to the streamUrl until the replayed state arrives), against a
+ *      poll of the same build.
+ *   3. 100 concurrent POSTs with one Idempotency-Key: distinct builds (must be 1) and latency, against 100
+ *      concurrent GET /v1/me with the same key.
+ *
+ *   npx tsx bench/provisioning.bench.ts     writes bench/results/provisioning.json
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
+import { loadConfig } from '../app/configuration';
+import { startPlatform } from '../app/platform';
+import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
+import { FakeHttpServer } from '../test/fakes/fake-http-server';
+
+const BUILDS = Number(process.env.BENCH_BUILDS ?? 8);
+const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+const summary = (ms: number[]) => ({
+  samples: ms.length,
+  p50Ms: +percentile(ms, 50).toFixed(2),
+  p99Ms: +percentile(ms, 99).toFixed(2),
+  meanMs: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2),
+});
+const now = () => performance.now();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function firstFrame(res: Response): Promise<number> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error('stream ended before a frame');
+    text += decoder.decode(value, { stream: true });
+    if (text.includes('\ndata: ') || text.startsWith('data: ')) {
+      const at = now();
+      await reader.cancel();
+      return at;
+    }
+  }
+}
+
+async function main() {
+  const channels = Array.from({ length: BUILDS * 2 + 2 }, (_, i) =>
+    cookingChannel(`benchchef${i}`, 10, `UCbenchchef${String(i).padStart(13, '0')}`),
+  );
+  const youtube = new FakeHttpServer((req) => {
+    const url = new URL(req.path, 'http://fake');
+    const reply = youtubeUpstream(channels, url.pathname, url.searchParams);
+    return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
+  });
+  const base = await youtube.start();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-prov-'));
+  const config = loadConfig('start', {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_IP: '100000000',
+    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+    PLAN_AGENTS: '1000',
+    PLAN_KNOWLEDGE_BASES: '1000',
+    INITIAL_CREDITS_USD: '1000',
+    YOUTUBE_BASE_URL: base,
+    OUTBOUND_ALLOW: new URL(base).host,
+  });
+  const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
+  const gw = platform.gatewayUrl;
+  try {
+    const reg = await fetch(`${gw}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench-prov@example.com', password: 'bench-password' }),
+    });
+    const session = (await reg.json()) as { data: { accessToken: string } };
+    const made = await fetch(`${gw}/api/api-keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.data.accessToken}` },
+      body: JSON.stringify({ name: 'bench', scopes: ['agents:write'] }),
+    });
+    const key = ((await made.json()) as { key: string }).key;
+    const auth = { authorization: `Bearer ${key}` };
+    const post = (url: string, headers: Record<string, string> = {}) =>
+      fetch(`${gw}/v1/agents:from-url`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ url, mode: 'preview' }),
+      });
+    const pollStatus = async (buildId: string) =>
+      ((await (await fetch(`${gw}/v1/agents/builds/${buildId}`, { headers: auth })).json()) as { status: string }).status;
+
+    // 1 and 2: preview builds, one at a time; SSE first frame and a poll right after each POST.
+    const toReady: number[] = [];
+    const sseFirst: number[] = [];
+    const pollAfter: number[] = [];
+    for (let i = 0; i < BUILDS; i++) {
+      const t0 = now();
+      const res = await post(`https://www.youtube.com/@benchchef${i}`);
+      const body = (await res.json()) as { buildId: string; streamUrl: string };
+      const t1 = now();
+      const stream = await fetch(`${gw}${body.streamUrl}`, { headers: { ...auth, accept: 'text/event-stream' } });
+      sseFirst.push((await firstFrame(stream)) - t1);
+      const t2 = now();
+      await pollStatus(body.buildId);
+      pollAfter.push(now() - t2);
+      let status = 'queued';
+      while (status !== 'ready' && status !== 'failed') {
+        await sleep(10);
+        status = await pollStatus(body.buildId);
+      }
+      if (status !== 'ready') throw new Error(`build ${body.buildId} failed`);
+      toReady.push(now() - t0);
+    }
+    const dedup: number[] = [];
+    for (let i = 0; i < BUILDS; i++) {
+      const t0 = now();
+      const r = (await (await post(`https://www.youtube.com/@benchchef${i}`)).json()) as { status: string };
+      if (r.status !== 'ready') throw new Error('dedup did not answer ready');
+      dedup.push(now() - t0);
+    }
+
+    // 3: 100 concurrent POSTs with one Idempotency-Key, against 100 concurrent GET /v1/me.
+    const idem = randomUUID();
+    const idemMs: number[] = [];
+    const ids = await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        const t = now();
+        const r = await post(`https://www.youtube.com/@benchchef${BUILDS}`, { 'idempotency-key': idem });
+        const b = (await r.json()) as { buildId: string };
+        idemMs.push(now() - t);
+        return b.buildId;
+      }),
+    );
+    const distinct = new Set(ids).size;
+    const meMs: number[] = [];
+    await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        const t = now();
+        await (await fetch(`${gw}/v1/me`, { headers: auth })).text();
+        meMs.push(now() - t);
+      }),
+    );
+    const keysMs: number[] = [];
+    const sameHandle = await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        const t = now();
+        const r = await post(`https://www.youtube.com/@benchchef${BUILDS + 1}`, { 'idempotency-key': randomUUID() });
+        const b = (await r.json()) as { buildId: string };
+        keysMs.push(now() - t);
+        return b.buildId;
+      }),
+    );
+
+    const results = {
+      name: 'provisioning',
+      machine: { cpus: os.cpus().length, node: process.version },
+      previewToReady: summary(toReady),
+      dedupAnswer: summary(dedup),
+      readyVsDedupP50Ratio: +(percentile(toReady, 50) / percentile(dedup, 50)).toFixed(1),
+      sseFirstFrameAfterPost: summary(sseFirst),
+      pollAfterPost: summary(pollAfter),
+      sseVsPollP50Ratio: +(percentile(sseFirst, 50) / percentile(pollAfter, 50)).toFixed(2),
+      idempotency: {
+        calls: CONCURRENT,
+        distinctBuilds: distinct,
+        latency: summary(idemMs),
+        baselineGetMe: summary(meMs),
+        p50Ratio: +(percentile(idemMs, 50) / percentile(meMs, 50)).toFixed(2),
+      },
+      oneHandleDifferentKeys: { calls: CONCURRENT, distinctBuilds: new Set(sameHandle).size, latency: summary(keysMs) },
+    };
+    await mkdir(path.join(__dirname, 'results'), { recursive: true });
+    await writeFile(path.join(__dirname, 'results', 'provisioning.json'), `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+  } finally {
+    await platform.close();
+    await youtube.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,62 @@
+/** A platform with a local fake YouTube (recorded shapes) and an owner holding API keys, for the provisioning suites. */
+import { type FakeChannel, youtubeUpstream } from '../../plugins/sources/youtube/test-fixtures/channel';
+import { FakeHttpServer } from '../fakes/fake-http-server';
+import { waitFor } from '../public-chat/public-support';
+import { startTestPlatform, type TestPlatform } from '../support/platform';
+import { registerUser, type TestUser } from '../support/users';
+
+export interface ProvisioningWorld {
+  p: TestPlatform;
+  youtube: FakeHttpServer;
+  channels: FakeChannel[];
+  owner: TestUser;
+  /** A key with agents:write. */
+  key: string;
+  close(): Promise<void>;
+}
+
+/** `env.OUTBOUND_ALLOW` adds hosts to the fake YouTube's (a webhook receiver). */
+export async function startProvisioningWorld(channels: FakeChannel[], env: Record<string, string> = {}): Promise<ProvisioningWorld> {
+  const youtube = new FakeHttpServer((req) => {
+    const url = new URL(req.path, 'http://fake');
+    const reply = youtubeUpstream(channels, url.pathname, url.searchParams);
+    return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
+  });
+  const base = await youtube.start();
+  const allow = [new URL(base).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
+  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, ...env, OUTBOUND_ALLOW: allow });
+  const owner = await registerUser(p.http, { label: 'builder' });
+  const key = await apiKey(p, owner, ['agents:write']);
+  return {
+    p,
+    youtube,
+    channels,
+    owner,
+    key,
+    close: async () => {
+      await p.close();
+      await youtube.close();
+    },
+  };
+}
+
+export async function apiKey(p: TestPlatform, owner: TestUser, scopes: string[]): Promise<string> {
+  const r = await p.http.post('/api/api-keys', { name: `key ${scopes.join(' ')}`, scopes }, { token: owner.accessToken });
+  if (r.status !== 201) throw new Error(`api key: ${r.status} ${JSON.stringify(r.body)}`);
+  return r.body.key as string;
+}
+
+export const fromUrl = (w: ProvisioningWorld, body: unknown, headers: Record<string, string> = {}, token = w.key) =>
+  w.p.http.post('/v1/agents:from-url', body, { token, headers });
+
+export const poll = (w: ProvisioningWorld, buildId: string) => w.p.http.get(`/v1/agents/builds/${buildId}`, { token: w.key });
+
+export const settled = (w: ProvisioningWorld, buildId: string, timeoutMs = 60_000) =>
+  waitFor(
+    async () => {
+      const r = await poll(w, buildId);
+      return r.body.status === 'ready' || r.body.status === 'failed' ? r.body : null;
+    },
+    `build ${buildId}`,
+    timeoutMs,
+  );
