@@ -2,6 +2,7 @@ import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
+import { contactRoutes } from '../adapters/http/routes/contacts.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { jobRoutes } from '../adapters/http/routes/jobs.routes';
@@ -50,5 +51,6 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       },
     }),
     ...accountSecurityRoutes(services.identity),
+    ...contactRoutes(services.contacts),
   };
 }

@@ -2,6 +2,7 @@ import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import type { ChatDeps } from '../core/chat/chat-deps';
+import type { ContactDeps } from '../core/contacts/contact-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
 import type { JobDeps } from '../core/jobs/job-deps';
 import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
@@ -12,6 +13,7 @@ import type { PromptDeps } from '../core/prompts/prompt-deps';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
+import { buildContactDeps } from './channels-services';
 import { buildChatDeps } from './chat-services';
 import type { Infrastructure } from './infrastructure';
 import { buildJobDeps } from './jobs-services';
@@ -34,6 +36,8 @@ export interface Services {
   publicChat: PublicChatDeps;
   /** The job contract: job events, streams, webhook deliveries. */
   jobs: JobDeps;
+  /** Contacts resolved from channel identities (channels area). */
+  contacts: ContactDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -59,7 +63,8 @@ export function buildServices(infra: Infrastructure): Services {
   const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
   const knowledge = buildKnowledgeDeps(infra, billing);
   const sources = buildSourcesDeps(infra, knowledge);
-  const chat = buildChatDeps(infra, billing, knowledge);
+  const contacts = buildContactDeps(infra);
+  const chat = { ...buildChatDeps(infra, billing, knowledge), contacts };
   return {
     identity: {
       store,
@@ -101,5 +106,6 @@ export function buildServices(infra: Infrastructure): Services {
     chat,
     publicChat: buildPublicChatDeps(infra, chat),
     jobs: buildJobDeps(infra),
+    contacts,
   };
 }

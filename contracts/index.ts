@@ -3,6 +3,7 @@ import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
+import { contactOperations } from './operations/contacts';
 import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
 import { jobOperations } from './operations/jobs';
@@ -32,4 +33,5 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...groupOperations,
   ...jobOperations,
   ...accountSecurityOperations,
+  ...contactOperations,
 ];
