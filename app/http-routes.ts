@@ -1,6 +1,7 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
+import { channelRoutes } from '../adapters/http/routes/channels.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { contactRoutes } from '../adapters/http/routes/contacts.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
@@ -52,5 +53,6 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     }),
     ...accountSecurityRoutes(services.identity),
     ...contactRoutes(services.contacts),
+    ...channelRoutes(services.channels),
   };
 }

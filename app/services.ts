@@ -1,6 +1,7 @@
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
+import { CHANNEL_OUTBOUND_QUEUE, type ChannelDeps, type OutboundJob } from '../core/channels/channel-deps';
 import type { ChatDeps } from '../core/chat/chat-deps';
 import type { ContactDeps } from '../core/contacts/contact-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
@@ -13,7 +14,7 @@ import type { PromptDeps } from '../core/prompts/prompt-deps';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
-import { buildContactDeps } from './channels-services';
+import { buildChannelDeps, buildContactDeps } from './channels-services';
 import { buildChatDeps } from './chat-services';
 import type { Infrastructure } from './infrastructure';
 import { buildJobDeps } from './jobs-services';
@@ -38,6 +39,8 @@ export interface Services {
   jobs: JobDeps;
   /** Contacts resolved from channel identities (channels area). */
   contacts: ContactDeps;
+  /** Agent channels: CRUD, inbound webhooks, replies through the plugins. */
+  channels: ChannelDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -104,8 +107,12 @@ export function buildServices(infra: Infrastructure): Services {
     knowledge,
     sources,
     chat,
-    publicChat: buildPublicChatDeps(infra, chat),
+    publicChat: {
+      ...buildPublicChatDeps(infra, chat),
+      channelOutbound: async (job) => void (await infra.queue.enqueue<OutboundJob>(CHANNEL_OUTBOUND_QUEUE, job)),
+    },
     jobs: buildJobDeps(infra),
     contacts,
+    channels: buildChannelDeps(infra, contacts, chat),
   };
 }

@@ -2,6 +2,7 @@ import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
+import { channelOperations } from './operations/channels';
 import { chatOperations } from './operations/chat';
 import { contactOperations } from './operations/contacts';
 import { groupOperations } from './operations/groups';
@@ -34,4 +35,5 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...jobOperations,
   ...accountSecurityOperations,
   ...contactOperations,
+  ...channelOperations(plugins.channels),
 ];
