@@ -19,8 +19,8 @@ import { openDatabase } from '../adapters/postgres/database';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
-import { contactCsv, csvLine } from '../core/contacts/contact-export';
 import type { ContactDeps } from '../core/contacts/contact-deps';
+import { contactCsv, csvLine } from '../core/contacts/contact-export';
 
 const N = Number(process.env.CONTACTS_N ?? 100_000);
 const KEYS = 10;
@@ -34,17 +34,15 @@ async function main() {
   await migrate(db.knex, [relationalMigrations]);
   const store = new KnexStore(db.knex);
   const org = randomUUID();
-  await db
-    .knex('organizations')
-    .insert({
-      id: org,
-      name: 'Bench org',
-      slug: `bench-${org.slice(0, 8)}`,
-      plan_seats: 5,
-      plan_agents: 25,
-      plan_knowledge_bases: 25,
-      created_at: new Date(),
-    });
+  await db.knex('organizations').insert({
+    id: org,
+    name: 'Bench org',
+    slug: `bench-${org.slice(0, 8)}`,
+    plan_seats: 5,
+    plan_agents: 25,
+    plan_knowledge_bases: 25,
+    created_at: new Date(),
+  });
   const names = ['Ada', 'Grace', 'Alan', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'John'];
   const t0 = Date.now();
   for (let i = 0; i < N; i += 1000) {
