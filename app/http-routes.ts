@@ -1,8 +1,10 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
+import { channelRoutes } from '../adapters/http/routes/channels.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { graphRoutes } from '../adapters/http/routes/graph.routes';
+import { contactRoutes } from '../adapters/http/routes/contacts.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { jobRoutes } from '../adapters/http/routes/jobs.routes';
@@ -54,5 +56,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       },
     }),
     ...accountSecurityRoutes(services.identity),
+    ...contactRoutes(services.contacts),
+    ...channelRoutes(services.channels),
   };
 }

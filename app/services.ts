@@ -1,8 +1,10 @@
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
+import { CHANNEL_OUTBOUND_QUEUE, type ChannelDeps, type OutboundJob } from '../core/channels/channel-deps';
 import type { ChatDeps } from '../core/chat/chat-deps';
 import type { GraphDeps } from '../core/graph/graph-deps';
+import type { ContactDeps } from '../core/contacts/contact-deps';
 import { ACCESS_TOKEN_SECONDS, type IdentityDeps, REFRESH_TOKEN_SECONDS } from '../core/identity/identity-deps';
 import type { JobDeps } from '../core/jobs/job-deps';
 import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
@@ -14,6 +16,7 @@ import type { ProvisioningDeps } from '../core/provisioning/provisioning-deps';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
+import { buildChannelDeps, buildContactDeps } from './channels-services';
 import { buildChatDeps } from './chat-services';
 import { buildGraphDeps } from './graph-services';
 import type { Infrastructure } from './infrastructure';
@@ -41,6 +44,10 @@ export interface Services {
   jobs: JobDeps;
   /** Agents built from a channel URL (spec 4.13). */
   provisioning: ProvisioningDeps;
+  /** Contacts resolved from channel identities (channels area). */
+  contacts: ContactDeps;
+  /** Agent channels: CRUD, inbound webhooks, replies through the plugins. */
+  channels: ChannelDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -66,7 +73,8 @@ export function buildServices(infra: Infrastructure): Services {
   const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
   const knowledge = buildKnowledgeDeps(infra, billing);
   const sources = buildSourcesDeps(infra, knowledge);
-  const chat = buildChatDeps(infra, billing, knowledge);
+  const contacts = buildContactDeps(infra);
+  const chat = { ...buildChatDeps(infra, billing, knowledge), contacts };
   const catalogue: CatalogueDeps = { store, clock, listing: infra.modelListing };
   const agents: AgentDeps = {
     store,
@@ -109,8 +117,13 @@ export function buildServices(infra: Infrastructure): Services {
     graph: buildGraphDeps(infra, billing),
     sources,
     chat,
-    publicChat: buildPublicChatDeps(infra, chat),
+    publicChat: {
+      ...buildPublicChatDeps(infra, chat),
+      channelOutbound: async (job) => void (await infra.queue.enqueue<OutboundJob>(CHANNEL_OUTBOUND_QUEUE, job)),
+    },
     jobs: buildJobDeps(infra),
     provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue }),
+    contacts,
+    channels: buildChannelDeps(infra, contacts, chat),
   };
 }

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 
+import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { graphOptimizeConsumer } from './graph-services';
@@ -21,6 +22,8 @@ export const consumers: Consumer<Services>[] = [
   webhookDeliveryConsumer,
   provisioningBuildConsumer,
   provisioningSweepConsumer,
+  channelInboundConsumer,
+  channelOutboundConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

@@ -2,8 +2,10 @@ import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
+import { channelOperations } from './operations/channels';
 import { chatOperations } from './operations/chat';
 import { graphOperations } from './operations/graph';
+import { contactOperations } from './operations/contacts';
 import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';
 import { jobOperations } from './operations/jobs';
@@ -36,4 +38,6 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...jobOperations,
   ...provisioningOperations,
   ...accountSecurityOperations,
+  ...contactOperations,
+  ...channelOperations(plugins.channels),
 ];

@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 
-import type { PluginCatalogue, PluginKind, PluginManifest, PluginSecret } from '../core/plugins/plugin-manifest';
+import { CHANNEL_KIND_SPEC, type ChannelPlugin } from '../core/channels/channel-plugin';
+import type { PluginCatalogue, PluginKind, PluginSecret } from '../core/plugins/plugin-manifest';
 import { PluginRegistry } from '../core/plugins/plugin-registry';
 import type { SecretSource } from '../core/plugins/plugin-secrets';
 import { SourceRegistry } from '../core/sources/source-registry';
@@ -54,11 +55,8 @@ export function declaredSecrets(found: FoundPlugins): { secret: PluginSecret; ow
   );
 }
 
-/**
- * Channel types (plugins/channels/<type>/): the manifest only, until the channels area adds the kind's
- * methods (its `PluginKindSpec`) and its own registry class, as sources have.
- */
-export type ChannelRegistry = PluginRegistry<'channel', PluginManifest<'channel'>>;
+/** Channel types (plugins/channels/<type>/ and packages): the channel kind of core/channels/channel-plugin.ts. */
+export type ChannelRegistry = PluginRegistry<'channel', ChannelPlugin>;
 
 export interface PluginRegistries {
   sources: SourceRegistry;
@@ -73,12 +71,7 @@ export function createPluginRegistries(options: PluginOptions & { secrets?: Secr
   if (found.problems.length) throw new Error(found.problems.join('\n'));
   const sources = new SourceRegistry(ajvOptionsValidator(), options.secrets);
   for (const { plugin, origin } of found.byKind.source) sources.register(plugin, origin);
-  const channels: ChannelRegistry = new PluginRegistry(
-    'channel',
-    { methods: [], optional: [], commonOptions: {} },
-    ajvOptionsValidator(),
-    options.secrets,
-  );
+  const channels: ChannelRegistry = new PluginRegistry('channel', CHANNEL_KIND_SPEC, ajvOptionsValidator(), options.secrets);
   for (const { plugin, origin } of found.byKind.channel) channels.register(plugin, origin);
   return { sources, channels, catalogue: () => ({ sources: sources.descriptors(), channels: channels.descriptors() }) };
 }

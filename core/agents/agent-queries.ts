@@ -49,12 +49,14 @@ export async function indexingStatus(deps: AgentDeps, actor: Actor, id: string) 
 /** GET /api/bots/:id/delete-impact (permission `delete`); 404 once deleted. */
 export async function deleteImpact(deps: AgentDeps, actor: Actor, id: string) {
   const agent = await loadAgent(deps.store.repos, actor, id, 'delete');
-  const conversationCount = await deps.store.repos.agentUsage.conversationCount(agent.organizationId, agent.id);
+  const [conversationCount, channels] = await Promise.all([
+    deps.store.repos.agentUsage.conversationCount(agent.organizationId, agent.id),
+    deps.store.repos.channels.listForAgent(agent.organizationId, agent.id),
+  ]);
   return {
     agent: { id: agent.id, name: agent.name, status: agent.status, organizationId: agent.organizationId },
     publicLink: agent.slug ? { slug: agent.slug } : null,
-    // No messaging channels exist on this platform yet; the channels area fills this list.
-    channels: [] as { id: string; type: string; label: string; isActive: boolean }[],
+    channels: channels.map((c) => ({ id: c.id, type: c.type, label: c.label, isActive: c.isActive })),
     conversationCount,
   };
 }

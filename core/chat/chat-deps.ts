@@ -1,4 +1,5 @@
 import type { BillingDeps } from '../billing/billing';
+import type { ContactDeps } from '../contacts/contact-deps';
 import type { RetrievedChunk } from '../knowledge/retrieve';
 import type { AttachmentResolver } from '../ports/attachment-resolver';
 import type { ChatModel } from '../ports/chat-model';
@@ -64,5 +65,7 @@ export interface ChatDeps {
   /** Text to speech for `includeVoice`; null when no provider is configured (400 on request). */
   speech: SpeechSynthesizer | null;
   settings: ChatSettings;
+  /** Contact resolution and field extraction after each turn (contacts area); absent: no contacts recorded. */
+  contacts?: Pick<ContactDeps, 'ids' | 'identifiers'>;
   log?: ChatLog;
 }

@@ -10,6 +10,7 @@
  *     record billing (kind `chat`, exactly the tokens produced) -> 12 optional voice -> respond.
  */
 import type { Agent } from '../agents/agent';
+import { type ChannelIdentity, contactTemplateValues, recordContactTurn } from '../contacts/contact-resolution';
 import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
 import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
 import type { ResolvedAttachment } from '../ports/attachment-resolver';
@@ -29,6 +30,10 @@ import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-me
 export interface ChatCaller extends ConversationViewer {
   /** Platform of conversations this caller starts (web, api, preview, public...). */
   platform: string;
+  /** Who writes in, as their channel knows them (visitor id, phone, email): resolves the conversation's contact. */
+  identity?: ChannelIdentity | null;
+  /** The agent channel a conversation this caller starts belongs to. */
+  channelId?: string | null;
 }
 
 export interface ChatTurn {
@@ -83,6 +88,8 @@ async function startConversation(deps: ChatDeps, turn: ChatTurn, at: string): Pr
     anonymousId: caller.anonymousId ?? null,
     platform: caller.platform,
     title: titleFrom(input.message),
+    contactId: null,
+    channelId: caller.channelId ?? null,
     variables: {},
     sensitiveVariables: {},
     createdAt: at,
@@ -162,6 +169,8 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const query = retrievalQuery(history, input.message, attachments, deps.settings.retrievalQueryMessages);
   const [org, price] = await Promise.all([repos.organizations.findById(agent.organizationId), modelPrice(repos, agent.model)]);
   const values = templateValues(agent, org, conversation, merged, conversation.sensitiveVariables);
+  if (conversation.contactId)
+    values.contact = contactTemplateValues(await repos.contacts.find(agent.organizationId, conversation.contactId));
   // The prompt reads run while retrieval embeds the query (the store serialises them on one connection).
   const [knowledge, instructions] = await Promise.all([
     gatherKnowledge(deps, repos, { organizationId: agent.organizationId, agentId: agent.id, query }),
@@ -278,6 +287,16 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
       createdAt: assistantAt,
     };
     await repos.conversations.addMessages(agent.organizationId, p.conversation.id, [userMessage, assistant], p.isNew ? null : assistantAt);
+    if (deps.contacts)
+      await recordContactTurn(deps.contacts, repos, {
+        organizationId: agent.organizationId,
+        conversationId: p.conversation.id,
+        contactId: p.conversation.contactId ?? null,
+        identity: p.turn.caller.identity ?? null,
+        userMessage: input.message,
+        replied: completion.finishReason !== 'aborted' && !!completion.text,
+        at: p.userMessageAt,
+      });
     return billed;
   });
   const result: ChatResult = {

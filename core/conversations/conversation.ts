@@ -28,6 +28,10 @@ export interface Conversation {
   /** Where it happens: web, api, preview, public... */
   platform: string;
   title: string | null;
+  /** The contact resolved from the first inbound message's channel identity (null until then). */
+  contactId?: string | null;
+  /** The agent channel it came through (email, WhatsApp...); null for the chat surfaces. */
+  channelId?: string | null;
   /** Variables a client may read back. */
   variables: VariableValues;
   /** Usable in prompts, never returned by any endpoint. */

@@ -6,6 +6,8 @@ import type { ApiKeyRepository } from '../api-keys/api-key';
 import type { AttachmentRepository } from '../attachments/attachment';
 import type { AuditRepository } from '../audit/audit.repository';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
+import type { ChannelRepository } from '../channels/channel';
+import type { ContactRepository } from '../contacts/contact';
 import type { ConversationRepository } from '../conversations/conversation';
 import type { OAuthStateRepository, RefreshTokenRepository, UserRepository } from '../identity/user';
 import type { JobRepository } from '../jobs/job';
@@ -50,6 +52,10 @@ export interface Repositories {
   attachments: AttachmentRepository;
   /** User groups of organizations (DECISIONS "Groups"). */
   groups: GroupRepository;
+  /** Contacts, identities and field history (channels area). */
+  contacts: ContactRepository;
+  /** Agent channels and their inbound message ledger (channels area). */
+  channels: ChannelRepository;
   /** Long-running jobs (DECISIONS "Jobs") and the webhook deliveries of their events. */
   jobs: JobRepository;
   webhookDeliveries: WebhookDeliveryRepository;

@@ -105,6 +105,9 @@ export async function publishOperatorEvent(
       createdAt: at,
     };
     await chat.store.repos.conversations.addMessages(conversation.organizationId, conversation.id, [message], at);
+    // A channel conversation's person is not on the presence stream: the message goes out through the channel.
+    if (conversation.channelId && deps.channelOutbound)
+      await deps.channelOutbound({ channelId: conversation.channelId, conversationId: conversation.id, text });
     event.message = text;
     event.messageId = message.id;
   }

@@ -49,7 +49,7 @@ export async function getPublicAgent(repos: Repositories, slug: string, actor: A
   const org = await repos.organizations.findById(agent.organizationId);
   const [modalities, welcome] = await Promise.all([
     modelInputModalities(repos, agent.model),
-    resolveWelcome(repos, agent.id, 'live', templateValues(agent, org, { id: '', platform: 'public', title: '' }, {}, {})),
+    resolveWelcome(repos, agent.id, 'live', templateValues(agent, org, { id: '', platform: 'web', title: '' }, {}, {})),
   ]);
   return {
     id: agent.id,

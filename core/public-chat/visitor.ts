@@ -17,8 +17,16 @@ export function requireAnonymousId(value: unknown): string {
 /**
  * An anonymous visitor as the conversation and chat code sees it: conversations of the agent's organization
  * carrying this anonymousId, nothing else. Public conversations have no userId (a verified user on the public
- * lane only unlocks restricted agents), and platform `public`.
+ * lane only unlocks restricted agents), and platform `web` (DECISIONS "Channels"); the anonymousId is the contact
+ * identity (channel `web`).
  */
 export function visitorOf(agent: Agent, anonymousId: string): ChatCaller {
-  return { organizationId: agent.organizationId, userId: null, anonymousId, seesAll: false, platform: 'public' };
+  return {
+    organizationId: agent.organizationId,
+    userId: null,
+    anonymousId,
+    seesAll: false,
+    platform: 'web',
+    identity: { channel: 'web', identifier: anonymousId },
+  };
 }

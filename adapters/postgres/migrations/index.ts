@@ -12,6 +12,7 @@ import { userGroupsMigration } from './0015_user_groups';
 import { jobsMigration } from './0016_jobs';
 import { graphMigration } from './0030_graph';
 import { provisioningBuildsMigration } from './0045_provisioning_builds';
+import { channelsContactsMigration } from './0035_channels_contacts';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -30,5 +31,6 @@ export const relationalMigrations: MigrationSet = {
     signedVariablesMigration,
     graphMigration,
     provisioningBuildsMigration,
+    channelsContactsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

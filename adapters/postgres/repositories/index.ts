@@ -8,6 +8,8 @@ import { KnexApiKeyRepository } from './api-keys.repository';
 import { KnexAttachmentRepository } from './attachments.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
+import { KnexChannelRepository } from './channels.repository';
+import { KnexContactRepository } from './contacts.repository';
 import { KnexConversationRepository } from './conversations.repository';
 import { KnexGroupRepository } from './groups.repository';
 import { KnexJobRepository } from './jobs.repository';
@@ -50,6 +52,8 @@ export function createRepositories(db: DbHandle): Repositories {
     conversations: new KnexConversationRepository(db),
     attachments: new KnexAttachmentRepository(db),
     groups: new KnexGroupRepository(db),
+    contacts: new KnexContactRepository(db),
+    channels: new KnexChannelRepository(db),
     jobs: new KnexJobRepository(db),
     webhookDeliveries: new KnexWebhookDeliveryRepository(db),
     provisioningBuilds: new KnexBuildRepository(db),

@@ -1,0 +1,28 @@
+import nodemailer, { type Transporter } from 'nodemailer';
+
+import type { ChannelMailer } from '../../core/channels/channel-plugin';
+
+/**
+ * Email replies through an SMTP relay (nodemailer). The transport is created on first use from the relay URL
+ * read then (smtp://user:pass@host:port or smtps://...); without one, sending fails with a clear error.
+ */
+export function nodemailerMailer(relayUrl: () => string | undefined): ChannelMailer {
+  let transport: Transporter | null = null;
+  let transportUrl: string | undefined;
+  return async (mail) => {
+    const url = relayUrl();
+    if (!url) throw Object.assign(new Error('EMAIL_SMTP_RELAY_URL is not set: email replies cannot be sent'), { code: 'VALIDATION' });
+    if (!transport || transportUrl !== url) {
+      transport = nodemailer.createTransport(url);
+      transportUrl = url;
+    }
+    await transport.sendMail({
+      from: mail.from,
+      to: mail.to,
+      subject: mail.subject,
+      text: mail.text,
+      messageId: mail.messageId,
+      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: mail.references } : {}),
+    });
+  };
+}

@@ -1,0 +1,122 @@
+import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
+import { errors, op, uuid } from '../operation';
+
+/** Agent channels and their public inbound webhook (DECISIONS "Channels"); the types come from the plugin catalogue. */
+const tags = ['channels'];
+const agentParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
+const channelParams = {
+  type: 'object',
+  required: ['id', 'channelId'],
+  properties: { id: { type: 'string' }, channelId: { type: 'string' } },
+} as const;
+const inboundParams = { type: 'object', required: ['channelId'], properties: { channelId: { type: 'string' } } } as const;
+const label = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const freeObject = { type: 'object' } as const;
+
+const channelSchema = {
+  type: 'object',
+  required: ['id', 'botId', 'type', 'label', 'isActive', 'config', 'createdAt', 'inboundUrl'],
+  properties: {
+    id: uuid,
+    botId: uuid,
+    type: { type: 'string' },
+    label: { type: 'string' },
+    isActive: { type: 'boolean' },
+    config: { type: 'object' },
+    createdAt: { type: 'string', format: 'date-time' },
+    inboundUrl: { type: 'string' },
+  },
+} as const;
+const one = { type: 'object', required: ['channel'], properties: { channel: channelSchema } } as const;
+
+/** Per-type config rules, for the OpenAPI reader (validation itself runs through the plugin registry). */
+const typeRules = (channels: readonly PluginDescriptor[]) =>
+  channels.map((c) => `${c.type}: ${c.description}; config ${JSON.stringify(c.optionsSchema.properties ?? {})}`).join(' | ');
+
+export const channelOperations = (channels: readonly PluginDescriptor[]) => {
+  const types = channels.map((c) => c.type);
+  return [
+    op({
+      operationId: 'createChannel',
+      method: 'post',
+      path: '/api/bots/:id/channels',
+      summary: `Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Types: ${typeRules(channels)}`,
+      tags,
+      auth: 'user',
+      params: agentParams,
+      body: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: { type: { type: 'string', enum: types }, label, config: freeObject, secrets: freeObject },
+      },
+      responses: { '201': { description: 'Created', schema: one }, ...errors(400, 401, 403, 404) },
+    }),
+    op({
+      operationId: 'listChannels',
+      method: 'get',
+      path: '/api/bots/:id/channels',
+      summary: "The agent's channels, oldest first (needs edit on the agent)",
+      tags,
+      auth: 'user',
+      params: agentParams,
+      responses: {
+        '200': {
+          description: 'Channels',
+          schema: { type: 'object', required: ['channels'], properties: { channels: { type: 'array', items: channelSchema } } },
+        },
+        ...errors(401, 403, 404),
+      },
+    }),
+    op({
+      operationId: 'updateChannel',
+      method: 'patch',
+      path: '/api/bots/:id/channels/:channelId',
+      summary: 'Change label, isActive, config (replaced) or secrets (merged over the stored ones)',
+      tags,
+      auth: 'user',
+      params: channelParams,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { label, isActive: { type: 'boolean' }, config: freeObject, secrets: freeObject },
+      },
+      responses: { '200': { description: 'Updated', schema: one }, ...errors(400, 401, 403, 404) },
+    }),
+    op({
+      operationId: 'deleteChannel',
+      method: 'delete',
+      path: '/api/bots/:id/channels/:channelId',
+      summary: 'Remove a channel; its conversations stay',
+      tags,
+      auth: 'user',
+      params: channelParams,
+      responses: { '204': { description: 'Deleted' }, ...errors(401, 403, 404) },
+    }),
+    op({
+      operationId: 'channelInboundVerify',
+      method: 'get',
+      path: '/api/public/channels/:channelId/inbound',
+      summary:
+        "A channel's verification request (WhatsApp: hub.mode=subscribe, hub.verify_token, hub.challenge → the challenge as text/plain). Unknown or inactive channel (its agent deleted) 404; failed verification 401",
+      tags,
+      auth: 'public',
+      params: inboundParams,
+      responses: { '200': { description: 'The challenge', contentType: 'text/plain', schema: { type: 'string' } }, ...errors(401, 404) },
+    }),
+    op({
+      operationId: 'channelInbound',
+      method: 'post',
+      path: '/api/public/channels/:channelId/inbound',
+      summary:
+        'Inbound traffic of a channel, verified by its plugin over the raw body (WhatsApp: X-Hub-Signature-256; email webhook: X-Channel-Signature, both sha256=<HMAC-SHA256 hex>). Accepted payloads are queued and answered 200 {received:true} at once; a redelivered message id gets no second reply. Unknown or inactive channel 404; failed verification 401, nothing stored',
+      tags,
+      auth: 'public',
+      params: inboundParams,
+      responses: {
+        '200': { description: 'Queued', schema: { type: 'object', properties: { received: { type: 'boolean' } } } },
+        ...errors(401, 404),
+      },
+    }),
+  ];
+};

@@ -1,0 +1,47 @@
+/** Agent channels (DECISIONS "Channels"): where an agent meets people (web, widget, email, WhatsApp Business). */
+export interface Channel {
+  id: string;
+  organizationId: string;
+  agentId: string;
+  type: string;
+  label: string;
+  isActive: boolean;
+  config: Record<string, unknown>;
+  /** Write-only: given to the plugin, never returned or logged. */
+  secrets: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** `{channel:{...}}` of the channel endpoints: everything but the secrets, plus where inbound traffic goes. */
+export interface ChannelView {
+  id: string;
+  botId: string;
+  type: string;
+  label: string;
+  isActive: boolean;
+  config: Record<string, unknown>;
+  createdAt: string;
+  inboundUrl: string;
+}
+
+export type ChannelPatch = Partial<Pick<Channel, 'label' | 'isActive' | 'config' | 'secrets' | 'updatedAt'>>;
+
+export interface ChannelRepository {
+  create(channel: Channel): Promise<void>;
+  /** Any organization's channel (the public inbound lane knows only the id). */
+  findById(id: string): Promise<Channel | null>;
+  listForAgent(organizationId: string, agentId: string): Promise<Channel[]>;
+  update(organizationId: string, id: string, patch: ChannelPatch): Promise<Channel | null>;
+  delete(organizationId: string, id: string): Promise<boolean>;
+  /** Deactivates every channel of an agent (the agent was deleted); returns how many. */
+  deactivateForAgent(organizationId: string, agentId: string, at: string): Promise<number>;
+  /** Records an inbound message id; false when it was seen already (a redelivery). */
+  markInbound(channelId: string, externalId: string, at: string): Promise<boolean>;
+  /** Ties a seen inbound message (or an outbound one, for email threading) to its conversation. */
+  setInboundConversation(channelId: string, externalId: string, conversationId: string): Promise<void>;
+  /** The conversation of the first of these message ids that is known (email In-Reply-To/References). */
+  conversationOfMessages(channelId: string, externalIds: readonly string[]): Promise<string | null>;
+  /** The newest live conversation of this channel with this contact. */
+  latestConversation(channelId: string, contactId: string): Promise<string | null>;
+}

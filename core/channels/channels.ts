@@ -1,0 +1,116 @@
+/** Channel CRUD under an agent (DECISIONS "Channels"): needs edit on the agent; secrets are write-only. */
+import { loadAgent } from '../agents/agent-access';
+import type { Actor } from '../identity/actor';
+import { DomainError } from '../shared/errors';
+import type { Channel, ChannelView } from './channel';
+import type { ChannelDeps } from './channel-deps';
+import type { ChannelContext } from './channel-plugin';
+
+export const channelNotFound = () => new DomainError('NOT_FOUND', 'Channel not found');
+
+export function channelView(deps: Pick<ChannelDeps, 'publicUrl'>, c: Channel): ChannelView {
+  return {
+    id: c.id,
+    botId: c.agentId,
+    type: c.type,
+    label: c.label,
+    isActive: c.isActive,
+    config: c.config,
+    createdAt: c.createdAt,
+    inboundUrl: `${deps.publicUrl().replace(/\/$/, '')}/api/public/channels/${c.id}/inbound`,
+  };
+}
+
+const compiled = new WeakMap<object, ReturnType<ChannelDeps['validator']['compile']>>();
+
+function checkSecrets(deps: ChannelDeps, type: string, secrets: Record<string, unknown>): Record<string, string> {
+  const plugin = deps.registry.get(type);
+  if (!plugin.secretsSchema) {
+    if (Object.keys(secrets).length)
+      throw new DomainError('VALIDATION', `A ${type} channel takes no secrets`, [{ field: 'secrets', message: 'not allowed' }]);
+    return {};
+  }
+  let check = compiled.get(plugin.secretsSchema);
+  if (!check) compiled.set(plugin.secretsSchema, (check = deps.validator.compile(plugin.secretsSchema)));
+  const result = check({ ...secrets });
+  if (!result.valid)
+    // The messages name fields and rules, never values.
+    throw new DomainError('VALIDATION', `Invalid secrets for a ${type} channel: ${result.errors.join('; ')}`, { errors: result.errors });
+  return result.value as Record<string, string>;
+}
+
+export interface ChannelInput {
+  type?: string;
+  label?: string;
+  isActive?: boolean;
+  config?: Record<string, unknown>;
+  secrets?: Record<string, unknown>;
+}
+
+export async function createChannel(deps: ChannelDeps, actor: Actor, agentId: string, input: ChannelInput) {
+  const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
+  const type = String(input.type ?? '');
+  deps.registry.usable(type);
+  const config = deps.registry.validateOptions(type, input.config ?? {});
+  const secrets = checkSecrets(deps, type, input.secrets ?? {});
+  const at = deps.clock.now().toISOString();
+  const channel: Channel = {
+    id: deps.ids.uuid(),
+    organizationId: agent.organizationId,
+    agentId: agent.id,
+    type,
+    label: (input.label ?? '').trim() || type,
+    isActive: true,
+    config,
+    secrets,
+    createdAt: at,
+    updatedAt: at,
+  };
+  await deps.store.repos.channels.create(channel);
+  return { channel: channelView(deps, channel) };
+}
+
+export async function listChannels(deps: ChannelDeps, actor: Actor, agentId: string) {
+  const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
+  const channels = await deps.store.repos.channels.listForAgent(agent.organizationId, agent.id);
+  return { channels: channels.map((c) => channelView(deps, c)) };
+}
+
+async function loadChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string) {
+  const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
+  const channel = await deps.store.repos.channels.findById(channelId);
+  if (!channel || channel.organizationId !== agent.organizationId || channel.agentId !== agent.id) throw channelNotFound();
+  return channel;
+}
+
+export async function updateChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string, input: ChannelInput) {
+  const channel = await loadChannel(deps, actor, agentId, channelId);
+  const updated = await deps.store.repos.channels.update(channel.organizationId, channel.id, {
+    ...(input.label !== undefined ? { label: input.label.trim() || channel.type } : {}),
+    ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
+    ...(input.config !== undefined ? { config: deps.registry.validateOptions(channel.type, input.config) } : {}),
+    // Secrets given are merged over the stored ones, then checked whole.
+    ...(input.secrets !== undefined ? { secrets: checkSecrets(deps, channel.type, { ...channel.secrets, ...input.secrets }) } : {}),
+    updatedAt: deps.clock.now().toISOString(),
+  });
+  if (!updated) throw channelNotFound();
+  return { channel: channelView(deps, updated) };
+}
+
+export async function deleteChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string) {
+  const channel = await loadChannel(deps, actor, agentId, channelId);
+  await deps.store.repos.channels.delete(channel.organizationId, channel.id);
+}
+
+/** What a channel's plugin sees: its config and secrets, the platform keys it declared, the transports. */
+export function channelContext(deps: ChannelDeps, channel: Channel): ChannelContext {
+  return {
+    config: channel.config,
+    secrets: channel.secrets,
+    platform: deps.registry.secrets(channel.type),
+    identifiers: deps.contacts.identifiers,
+    http: deps.http,
+    mail: deps.mail,
+    newId: () => deps.ids.uuid(),
+  };
+}

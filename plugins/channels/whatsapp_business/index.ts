@@ -1,0 +1,3 @@
+import { whatsappChannel } from '../_shared/whatsapp';
+
+export default whatsappChannel('whatsapp_business');
