@@ -65,7 +65,7 @@ export async function login(
 
 /** Rotation: a refresh token works once; presenting a spent one revokes its whole family. */
 export async function refresh(deps: IdentityDeps, refreshToken: string): Promise<Session> {
-  const claims = deps.tokens.verify(refreshToken, 'refresh');
+  const claims = await deps.tokens.verify(refreshToken, 'refresh');
   if (!claims) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid or expired refresh token');
   const now = deps.clock.now().toISOString();
   const outcome = await deps.store.transaction(async (repos) => {
