@@ -10,8 +10,8 @@ import { readFileSync } from 'node:fs';
 import { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { Argon2idPasswordHasher } from '../adapters/crypto/argon2id.password-hasher';
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
-import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
@@ -48,7 +48,7 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(TOKEN_SIGNER)
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();
-  c.bind(PASSWORD_HASHER).toConstantValue(new ScryptPasswordHasher());
+  c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(OAUTH_IDENTITY_PROVIDER).toConstantValue(config.google ? new GoogleIdentityProvider(config.google) : null);
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(

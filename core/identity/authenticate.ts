@@ -60,7 +60,15 @@ export async function login(
   }
   assertActive(user);
   await recordSignInSuccess(deps.signInLimits, input.email);
+  await upgradePasswordHash(deps, user, input.password);
   return deps.store.transaction((repos) => issueSession(deps, repos, user, null));
+}
+
+/** The plain password is only at hand at sign-in: that is when an old-algorithm hash is replaced. */
+async function upgradePasswordHash(deps: IdentityDeps, user: User, password: string) {
+  if (!user.passwordHash || !deps.passwords.needsRehash?.(user.passwordHash)) return;
+  const passwordHash = await deps.passwords.hash(password);
+  await deps.store.repos.users.update(user.id, { passwordHash }, deps.clock.now().toISOString());
 }
 
 /** Rotation: a refresh token works once; presenting a spent one revokes its whole family. */
