@@ -16,6 +16,7 @@ import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
+import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
 import { KnexStore } from '../adapters/postgres/knex-store';
@@ -24,6 +25,7 @@ import { SystemClock } from '../adapters/system/system.clock';
 import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
 import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
+import { OIDC_CLIENT } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
@@ -50,6 +52,7 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
     .inSingletonScope();
   c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(OAUTH_IDENTITY_PROVIDER).toConstantValue(config.google ? new GoogleIdentityProvider(config.google) : null);
+  c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(
     new SsrfGuardedFetcher({

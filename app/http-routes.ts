@@ -12,6 +12,7 @@ import { platformRoutes } from '../adapters/http/routes/platform.routes';
 import { promptRoutes } from '../adapters/http/routes/prompts.routes';
 import { publicChatRoutes } from '../adapters/http/routes/public-chat.routes';
 import { sourceRoutes } from '../adapters/http/routes/sources.routes';
+import { ssoRoutes } from '../adapters/http/routes/sso.routes';
 import { allOperations } from '../contracts';
 import { buildOpenApiDocument } from '../contracts/openapi';
 import type { Infrastructure } from './infrastructure';
@@ -50,5 +51,15 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       },
     }),
     ...accountSecurityRoutes(services.identity),
+    ...ssoRoutes({
+      identity: services.identity,
+      oidc: infra.oidc,
+      get publicUrl() {
+        return infra.config.publicUrl;
+      },
+      get appUrl() {
+        return infra.config.appUrl;
+      },
+    }),
   };
 }

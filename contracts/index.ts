@@ -13,6 +13,7 @@ import { platformOperations } from './operations/platform';
 import { promptOperations } from './operations/prompts';
 import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
+import { ssoOperations } from './operations/sso';
 
 /**
  * Every endpoint of the backend. Each area appends its list here. Endpoints that take a plugin type build
@@ -21,6 +22,7 @@ import { sourceOperations } from './operations/sources';
 export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...platformOperations,
   ...identityOperations,
+  ...ssoOperations,
   ...modelOperations,
   ...agentOperations,
   ...promptOperations,

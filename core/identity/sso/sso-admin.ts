@@ -16,7 +16,8 @@ export interface SsoProviderInput {
   organizationId: string;
   defaultRole?: OrgRole;
   groupClaim?: string | null;
-  groupRoles?: Record<string, OrgRole>;
+  /** Group value → role (checked here: the values come from the request). */
+  groupRoles?: Record<string, unknown>;
   enabled?: boolean;
 }
 
@@ -24,8 +25,8 @@ export interface SsoProviderInput {
 const GRANTABLE: readonly OrgRole[] = ['admin', 'editor', 'member', 'viewer'];
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function checkRole(role: OrgRole, where: string) {
-  if (!GRANTABLE.includes(role)) throw validation(`${where} must be one of ${GRANTABLE.join(', ')}`);
+function checkRole(role: unknown, where: string): asserts role is OrgRole {
+  if (!(GRANTABLE as readonly unknown[]).includes(role)) throw validation(`${where} must be one of ${GRANTABLE.join(', ')}`);
 }
 
 /** https only (http is allowed for a loopback issuer, i.e. a provider on the same host). */
@@ -47,8 +48,11 @@ async function build(deps: IdentityDeps, input: SsoProviderInput, base: Pick<Sso
   if (!issuer) throw validation('issuerUrl is required unless a preset supplies it');
   const defaultRole = input.defaultRole ?? 'member';
   checkRole(defaultRole, 'defaultRole');
-  const groupRoles = input.groupRoles ?? {};
-  for (const [group, role] of Object.entries(groupRoles)) checkRole(role, `groupRoles["${group}"]`);
+  const groupRoles: Record<string, OrgRole> = {};
+  for (const [group, role] of Object.entries(input.groupRoles ?? {})) {
+    checkRole(role, `groupRoles["${group}"]`);
+    groupRoles[group] = role;
+  }
   if (Object.keys(groupRoles).length > 0 && !input.groupClaim) throw validation('groupRoles needs a groupClaim');
   if (!(await deps.store.repos.organizations.findById(input.organizationId))) throw validation('organizationId names no organization');
   return {
