@@ -16,7 +16,10 @@ let providerId: string;
 
 beforeAll(async () => {
   // JWKS cooldown 0: a token with an unknown kid refetches at once (production waits 30 s between downloads).
-  p = await startTestPlatform({ APP_URL, SUPERADMIN_EMAILS: ADMIN_EMAIL, PLAN_SEATS: '100' }, { oidc: new OpenIdClientOidc({ jwksCooldownMs: 0 }) });
+  p = await startTestPlatform(
+    { APP_URL, SUPERADMIN_EMAILS: ADMIN_EMAIL, PLAN_SEATS: '100' },
+    { oidc: new OpenIdClientOidc({ jwksCooldownMs: 0 }) },
+  );
   await idp.start(SLUGS.map((s) => `${p.gatewayUrl}/api/auth/sso/${s}/callback`));
   admin = await registerUser(p.http, { email: ADMIN_EMAIL });
   company = await registerUser(p.http, { label: 'company', organizationName: 'Acme Corp' });
