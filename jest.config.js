@@ -14,7 +14,8 @@ module.exports = {
   transform: {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
   },
-  transformIgnorePatterns: ['/node_modules/(?!(@electric-sql)/)'],
+  // ESM-only packages are compiled to CommonJS for jest like the project's own code.
+  transformIgnorePatterns: ['/node_modules/(?!(@electric-sql|jose|openid-client|oauth4webapi)/)'],
   // Hooks boot an embedded Postgres (PGlite); on a loaded 2-core machine that can take tens of seconds.
   testTimeout: 180000,
   maxWorkers: 2,

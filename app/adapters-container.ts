@@ -10,13 +10,14 @@ import { readFileSync } from 'node:fs';
 import { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { Argon2idPasswordHasher } from '../adapters/crypto/argon2id.password-hasher';
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
-import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
 import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
+import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
 import { IdentityCache } from '../adapters/postgres/identity-cache';
@@ -28,6 +29,7 @@ import { graphSearchOver } from '../core/graph/graph-query';
 import { offlineGraphExtractor } from '../core/graph/offline-extractor';
 import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
+import { OIDC_CLIENT } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE } from '../core/models/model';
 import { CLOCK, type Clock } from '../core/ports/clock';
@@ -65,8 +67,9 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(TOKEN_SIGNER)
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();
-  c.bind(PASSWORD_HASHER).toConstantValue(new ScryptPasswordHasher());
+  c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(OAUTH_IDENTITY_PROVIDER).toConstantValue(config.google ? new GoogleIdentityProvider(config.google) : null);
+  c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(
     new SsrfGuardedFetcher({

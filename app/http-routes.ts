@@ -16,6 +16,7 @@ import { promptRoutes } from '../adapters/http/routes/prompts.routes';
 import { provisioningRoutes } from '../adapters/http/routes/provisioning.routes';
 import { publicChatRoutes } from '../adapters/http/routes/public-chat.routes';
 import { sourceRoutes } from '../adapters/http/routes/sources.routes';
+import { ssoRoutes } from '../adapters/http/routes/sso.routes';
 import { allOperations } from '../contracts';
 import { buildOpenApiDocument } from '../contracts/openapi';
 import type { Infrastructure } from './infrastructure';
@@ -58,5 +59,14 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
     ...accountSecurityRoutes(services.identity),
     ...contactRoutes(services.contacts),
     ...channelRoutes(services.channels),
+    ...ssoRoutes({
+      identity: services.identity,
+      oidc: infra.oidc,
+      get publicUrl() {
+        return infra.config.publicUrl;
+      },
+      get appUrl() {
+        return infra.config.appUrl;
+    }),
   };
 }

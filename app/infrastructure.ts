@@ -8,6 +8,7 @@ import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER, type PasswordHasher } from '../core/identity/password-hasher';
+import { OIDC_CLIENT, type OidcClient } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER, type TokenSigner } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE, type ModelListingSource } from '../core/models/model';
 import { BLOB_STORE, type BlobStore } from '../core/ports/blob-store';
@@ -92,6 +93,8 @@ export interface Infrastructure {
   bus: EventBus;
   blobs: BlobStore;
   google: OAuthIdentityProvider | null;
+  /** OpenID Connect relying party for the providers administrators configure. */
+  oidc: OidcClient;
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
@@ -110,6 +113,8 @@ export interface InfrastructureOverrides {
   /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
   nonces?: NonceRegistry;
   google?: OAuthIdentityProvider | null;
+  /** Tests: an OpenID Connect client with other cache timings. */
+  oidc?: OidcClient;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
   knowledge?: {
     embedder?: Embeddings;
@@ -130,6 +135,7 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   add(PASSWORD_HASHER, o.passwords);
   add(NONCE_REGISTRY, o.nonces);
   add(OAUTH_IDENTITY_PROVIDER, o.google);
+  add(OIDC_CLIENT, o.oidc);
   add(EMBEDDINGS, o.knowledge?.embedder);
   add(RERANKER, o.knowledge?.reranker);
   add(TRANSCRIBER, o.knowledge?.transcriber);
@@ -197,6 +203,7 @@ export async function buildInfrastructure(
       bus,
       blobs: await get<BlobStore>(BLOB_STORE),
       google: await get<OAuthIdentityProvider | null>(OAUTH_IDENTITY_PROVIDER),
+      oidc: await get<OidcClient>(OIDC_CLIENT),
       modelListing: await get<ModelListingSource | null>(MODEL_LISTING_SOURCE),
       knowledge: {
         vectorIndex,

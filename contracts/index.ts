@@ -17,6 +17,7 @@ import { promptOperations } from './operations/prompts';
 import { provisioningOperations } from './operations/provisioning';
 import { publicChatOperations } from './operations/public-chat';
 import { sourceOperations } from './operations/sources';
+import { ssoOperations } from './operations/sso';
 
 /**
  * Every endpoint of the backend. Each area appends its list here. Endpoints that take a plugin type build
@@ -25,6 +26,7 @@ import { sourceOperations } from './operations/sources';
 export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...platformOperations,
   ...identityOperations,
+  ...ssoOperations,
   ...modelOperations,
   ...agentOperations,
   ...promptOperations,

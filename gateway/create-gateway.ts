@@ -78,8 +78,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
-  function userIdentity(token: string, ip: string, viaCookie: boolean): Auth {
-    const claims = tokens.verifyAccess(token);
+  async function userIdentity(token: string, ip: string, viaCookie: boolean): Promise<Auth> {
+    const claims = await tokens.verifyAccess(token);
     if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
     const org = claims.organizations[0];
     return {

@@ -6,6 +6,8 @@ export type Lane = 'open' | 'public' | 'api-key' | 'jwt';
 
 const OPEN_POST = new Set(['/api/auth/register', '/api/auth/login', '/api/auth/refresh']);
 const OPEN_GET = new Set(['/api/auth/google', '/api/auth/google/callback', '/api/openapi.json', '/api/docs']);
+/** OpenID Connect sign-in: the provider list, the redirect to a provider and its callback. */
+const OPEN_SSO = /^\/api\/auth\/sso(\/[a-z0-9][a-z0-9-]*(\/callback)?)?$/;
 
 function stripTrailingSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
@@ -21,6 +23,7 @@ export function classifyLane(method: string, canonicalPath: string): Lane {
   if (canonicalPath.startsWith('/api/public/') || canonicalPath === '/api/public') return 'public';
   const path = stripTrailingSlash(canonicalPath);
   if (method === 'POST' && OPEN_POST.has(path)) return 'open';
-  if ((method === 'GET' || method === 'HEAD') && (OPEN_GET.has(path) || path.startsWith('/api/docs/'))) return 'open';
+  if ((method === 'GET' || method === 'HEAD') && (OPEN_GET.has(path) || OPEN_SSO.test(path) || path.startsWith('/api/docs/')))
+    return 'open';
   return 'jwt';
 }

@@ -15,14 +15,14 @@ export class VerifiedTokenCache {
     private readonly maxEntries = 5000,
   ) {}
 
-  verifyAccess(token: string): AccessTokenClaims | null {
+  async verifyAccess(token: string): Promise<AccessTokenClaims | null> {
     const cached = this.entries.get(token);
     if (cached) {
       if (cached.exp * 1000 > this.clock.now().getTime()) return cached;
       this.entries.delete(token);
       return null;
     }
-    const claims = this.signer.verify(token, 'access');
+    const claims = await this.signer.verify(token, 'access');
     if (claims && this.maxEntries > 0) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
       this.entries.set(token, claims);

@@ -1,4 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+
+import { decodeProtectedHeader, jwtVerify } from 'jose';
 
 import { isOrgRole, PLATFORM_ROLES } from '../../core/identity/roles';
 import type { TokenClaims, TokenSigner } from '../../core/identity/token-claims';
@@ -12,22 +14,8 @@ export interface Hs256TokenSignerOptions {
 
 /** Tokens longer than this are refused before any parsing. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
-const B64URL = /^[A-Za-z0-9_-]+$/;
-const HEADER = b64url(Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })));
-
-function b64url(buf: Buffer): string {
-  return buf.toString('base64url');
-}
-
-function parseSegment(segment: string): Record<string, unknown> | null {
-  if (!B64URL.test(segment)) return null;
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 
 const isString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
@@ -52,10 +40,22 @@ function hasClaimShape(p: Record<string, unknown>): boolean {
   return false;
 }
 
+/** The header must be exactly what the platform issues: alg HS256, typ JWT or absent, nothing critical. */
+function headerAllowed(token: string): boolean {
+  try {
+    const header = decodeProtectedHeader(token);
+    return header.alg === 'HS256' && (header.typ === undefined || header.typ === 'JWT') && header.crit === undefined;
+  } catch {
+    return false;
+  }
+}
+
 /**
- * HS256 compact JWS (RFC 7515/7519). `verify` accepts exactly `alg: HS256`, checks the signature in constant
- * time, refuses expired tokens and a `typ` claim other than the one asked for, and returns null (never throws)
- * on any bad input.
+ * HS256 compact JWS (RFC 7515/7519) verified by `jose` with the algorithm pinned to HS256. Around it: a length
+ * cap and a strict shape check before any parsing, a canonical-signature check (jose's base64url decoding is
+ * lenient), and the platform's claim shape and `typ` after. `verify` never throws; it resolves null on any bad
+ * input. Signing stays synchronous (an HMAC over the platform's own claims; callers depend on it being sync)
+ * and produces tokens jose and any standard HS256 implementation accept.
  */
 export class Hs256TokenSigner implements TokenSigner {
   readonly id = 'hs256';
@@ -71,23 +71,22 @@ export class Hs256TokenSigner implements TokenSigner {
   }
 
   sign(claims: TokenClaims): string {
-    const input = `${HEADER}.${b64url(Buffer.from(JSON.stringify(claims), 'utf8'))}`;
+    const input = `${HEADER}.${Buffer.from(JSON.stringify(claims), 'utf8').toString('base64url')}`;
     return `${input}.${this.mac(input)}`;
   }
 
-  verify<T extends TokenClaims['typ']>(token: string, typ: T): Extract<TokenClaims, { typ: T }> | null {
-    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) return null;
-    const parts = token.split('.');
-    if (parts.length !== 3) return null;
-    const [h, p, s] = parts as [string, string, string];
-    const header = parseSegment(h);
-    if (!header || header.alg !== 'HS256') return null;
-    if (header.typ !== undefined && header.typ !== 'JWT') return null;
-    if (header.crit !== undefined) return null;
-    if (!B64URL.test(s) || !this.signatureMatches(`${h}.${p}`, s)) return null;
-    const payload = parseSegment(p);
-    if (!payload || payload.typ !== typ || !hasClaimShape(payload)) return null;
-    if ((payload.exp as number) * 1000 <= this.clock.now().getTime()) return null;
+  async verify<T extends TokenClaims['typ']>(token: string, typ: T): Promise<Extract<TokenClaims, { typ: T }> | null> {
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token)) return null;
+    if (!headerAllowed(token) || !this.canonicalSignature(token)) return null;
+    const now = this.clock.now();
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], currentDate: now, clockTolerance: 0 }));
+    } catch {
+      return null;
+    }
+    if (payload.typ !== typ || !hasClaimShape(payload)) return null;
+    if ((payload.exp as number) * 1000 <= now.getTime()) return null;
     return payload as unknown as Extract<TokenClaims, { typ: T }>;
   }
 
@@ -95,10 +94,9 @@ export class Hs256TokenSigner implements TokenSigner {
     return createHmac('sha256', this.key).update(input).digest('base64url');
   }
 
-  /** Compares the canonical encodings, so a non-canonical base64url variant of a valid signature fails too. */
-  private signatureMatches(input: string, signature: string): boolean {
-    const expected = Buffer.from(this.mac(input), 'latin1');
-    const given = Buffer.from(signature, 'latin1');
-    return expected.length === given.length && timingSafeEqual(expected, given);
+  /** A signature whose base64url text is not the canonical encoding of its bytes is refused. */
+  private canonicalSignature(token: string): boolean {
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    return Buffer.from(signature, 'base64url').toString('base64url') === signature;
   }
 }

@@ -1,9 +1,12 @@
 /**
- * CSV: parsed per RFC 4180 (quoted fields with delimiters, doubled quotes and line breaks inside), with
+ * CSV: parsed by csv-parse per RFC 4180 (quoted fields with delimiters, doubled quotes and line breaks inside), with
  * the delimiter guessed from the header line (comma, semicolon, tab or pipe). The first row is the
  * header; every other row becomes one line `header: value; header: value` so each chunk keeps the
  * meaning of its values.
  */
+import { parse } from 'csv-parse/sync';
+
+import { DomainError } from '../../core/shared/errors';
 import { decodeUtf8, type ExtractedContent, type FormatLoadContext } from './format-loader';
 
 const DELIMITERS = [',', ';', '\t', '|'] as const;
@@ -44,55 +47,22 @@ export function detectDelimiter(source: string): CsvDelimiter {
   return best;
 }
 
-/** Rows of fields; blank lines are skipped. A quote opens a quoted field only at the start of a field. */
+/**
+ * Rows of fields (csv-parse, RFC 4180); blank rows are skipped, spaces around a field are dropped, rows may
+ * have different lengths and a stray quote inside an unquoted field is kept (lenient, as uploads are).
+ */
 export function parseCsv(source: string, delimiter: CsvDelimiter = ','): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  let fieldStart = true;
-  let closedQuote = false;
-
-  const endField = () => {
-    row.push(field);
-    field = '';
-    fieldStart = true;
-    closedQuote = false;
-  };
-  const endRow = () => {
-    endField();
-    if (row.some((f) => f.trim() !== '')) rows.push(row);
-    row = [];
-  };
-
-  for (let i = 0; i < source.length; i++) {
-    const ch = source[i];
-    if (quoted) {
-      if (ch !== '"') field += ch;
-      else if (source[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else {
-        quoted = false;
-        closedQuote = true;
-      }
-      continue;
-    }
-    if (ch === '"' && fieldStart) {
-      // Spaces before the opening quote are not part of the value.
-      quoted = true;
-      fieldStart = false;
-      field = '';
-    } else if (ch === delimiter) endField();
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && source[i + 1] === '\n') i++;
-      endRow();
-    } else if (!(closedQuote && ch === ' ')) {
-      // Spaces after the closing quote are dropped; any other stray character is kept (lenient).
-      field += ch;
-      if (ch !== ' ') fieldStart = false;
-    }
+  try {
+    return parse(source, {
+      delimiter,
+      bom: true,
+      trim: true,
+      relax_quotes: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+    }) as string[][];
+  } catch (err) {
+    throw new DomainError('VALIDATION', `Not a valid CSV file: ${(err as Error).message}`);
   }
-  if (field !== '' || row.length > 0) endRow();
-  return rows;
 }

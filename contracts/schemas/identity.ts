@@ -18,7 +18,7 @@ export const userSchema = {
     email: { type: 'string' },
     displayName: { type: 'string' },
     emailVerified: { type: 'boolean' },
-    accountType: { enum: ['password', 'google'] },
+    accountType: { enum: ['password', 'google', 'sso'] },
     platformRole: { enum: ['user', 'superadmin'] },
     isSuperAdmin: { type: 'boolean' },
     status: { enum: ['active', 'suspended'] },

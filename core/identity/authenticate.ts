@@ -60,12 +60,20 @@ export async function login(
   }
   assertActive(user);
   await recordSignInSuccess(deps.signInLimits, input.email);
+  await upgradePasswordHash(deps, user, input.password);
   return deps.store.transaction((repos) => issueSession(deps, repos, user, null));
+}
+
+/** The plain password is only at hand at sign-in: that is when an old-algorithm hash is replaced. */
+async function upgradePasswordHash(deps: IdentityDeps, user: User, password: string) {
+  if (!user.passwordHash || !deps.passwords.needsRehash?.(user.passwordHash)) return;
+  const passwordHash = await deps.passwords.hash(password);
+  await deps.store.repos.users.update(user.id, { passwordHash }, deps.clock.now().toISOString());
 }
 
 /** Rotation: a refresh token works once; presenting a spent one revokes its whole family. */
 export async function refresh(deps: IdentityDeps, refreshToken: string): Promise<Session> {
-  const claims = deps.tokens.verify(refreshToken, 'refresh');
+  const claims = await deps.tokens.verify(refreshToken, 'refresh');
   if (!claims) throw new DomainError('AUTHENTICATION_FAILED', 'Invalid or expired refresh token');
   const now = deps.clock.now().toISOString();
   const outcome = await deps.store.transaction(async (repos) => {

@@ -39,7 +39,7 @@ export type TokenClaims = AccessTokenClaims | RefreshTokenClaims;
 /** Signs and verifies bearer tokens. Verification fails (returns null) on a bad signature, another algorithm, expiry or the wrong `typ`. */
 export interface TokenSigner {
   sign(claims: TokenClaims): string;
-  verify<T extends TokenClaims['typ']>(token: string, typ: T): Extract<TokenClaims, { typ: T }> | null;
+  verify<T extends TokenClaims['typ']>(token: string, typ: T): Promise<Extract<TokenClaims, { typ: T }> | null>;
 }
 export const TOKEN_SIGNER = Symbol.for('TokenSigner');
 

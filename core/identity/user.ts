@@ -1,7 +1,7 @@
 import type { OrgRole, PlatformRole } from './roles';
 
 export type UserStatus = 'active' | 'suspended';
-export type AccountType = 'password' | 'google';
+export type AccountType = 'password' | 'google' | 'sso';
 
 export interface User {
   id: string;

@@ -9,6 +9,7 @@ import type { BillingEventRepository, WalletRepository } from '../billing/wallet
 import type { ChannelRepository } from '../channels/channel';
 import type { ContactRepository } from '../contacts/contact';
 import type { ConversationRepository } from '../conversations/conversation';
+import type { SsoIdentityRepository, SsoProviderRepository, SsoStateRepository } from '../identity/sso/sso-provider';
 import type { OAuthStateRepository, RefreshTokenRepository, UserRepository } from '../identity/user';
 import type { JobRepository } from '../jobs/job';
 import type { DocumentRepository } from '../knowledge/document';
@@ -27,6 +28,10 @@ export interface Repositories {
   users: UserRepository;
   refreshTokens: RefreshTokenRepository;
   oauthStates: OAuthStateRepository;
+  /** OpenID Connect providers configured by an administrator, the accounts linked through them, pending sign-ins. */
+  ssoProviders: SsoProviderRepository;
+  ssoIdentities: SsoIdentityRepository;
+  ssoStates: SsoStateRepository;
   organizations: OrganizationRepository;
   memberships: MembershipRepository;
   invitations: InvitationRepository;

@@ -254,6 +254,33 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
       });
     });
 
+    describe('SSO providers, identities and states', () => {
+      it('round-trip providers (JSON fields included), link subjects to users, take states once', async () => {
+        const orgId = await newOrg();
+        const provider = {
+          ...{ id: randomUUID(), slug: `p-${randomUUID().slice(0, 8)}`, name: 'Okta', preset: 'oidc' as const },
+          ...{ issuerUrl: 'https://idp.example.com', clientId: 'c', clientSecret: 's', allowedEmailDomains: ['example.com'] },
+          ...{ organizationId: orgId, defaultRole: 'member' as const, groupClaim: 'groups', groupRoles: { eng: 'editor' as const } },
+          ...{ enabled: true, createdAt: at(), updatedAt: at() },
+        };
+        await repos.ssoProviders.create(provider);
+        expect(await repos.ssoProviders.findBySlug(provider.slug)).toEqual(provider);
+        await repos.ssoProviders.update({ ...provider, enabled: false, groupRoles: {}, updatedAt: at(5) });
+        expect(await repos.ssoProviders.findById(provider.id)).toEqual({ ...provider, enabled: false, groupRoles: {}, updatedAt: at(5) });
+        expect((await repos.ssoProviders.list()).map((x) => x.id)).toContain(provider.id);
+        const u = await member(orgId);
+        await repos.ssoIdentities.link({ providerId: provider.id, subject: 'sub-1', userId: u.id, createdAt: at() });
+        expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-1')).toBe(u.id);
+        expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-2')).toBeNull();
+        const state = { state: `s-${randomUUID()}`, providerId: provider.id, codeVerifier: 'v', nonce: 'n', expiresAt: later(1) };
+        await repos.ssoStates.create(state);
+        const takes = await Promise.all([repos.ssoStates.take(state.state), repos.ssoStates.take(state.state)]);
+        expect(takes.filter(Boolean)).toEqual([state]);
+        expect(await repos.ssoProviders.delete(provider.id)).toBe(true);
+        expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-1')).toBeNull();
+      });
+    });
+
     describe('invitations', () => {
       const invitation = (orgId: string, over: Partial<Invitation> = {}): Invitation => ({
         id: randomUUID(),

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../../adapters/config/platform-config';
-import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt.password-hasher';
+import { Argon2idPasswordHasher } from '../../adapters/crypto/argon2id.password-hasher';
 import { loadConfig } from '../../app/configuration';
 import type { Infrastructure, InfrastructureOverrides } from '../../app/infrastructure';
 import { startPlatform } from '../../app/platform';
@@ -22,8 +22,8 @@ export const TEST_INTERNAL_SECRET = 'test-internal-secret-for-the-foundation-sui
  */
 export const BOOT_TIMEOUT_MS = 180_000;
 
-/** Cheap scrypt parameters: tests hash many passwords; production keeps the default cost. */
-export const cheapPasswords = () => new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 });
+/** Cheap Argon2id parameters: tests hash many passwords; production keeps the OWASP cost. */
+export const cheapPasswords = () => new Argon2idPasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
 
 export interface TestPlatform {
   /** The gateway (the only public entry point). */

@@ -13,6 +13,7 @@ import { jobsMigration } from './0016_jobs';
 import { graphMigration } from './0030_graph';
 import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { channelsContactsMigration } from './0035_channels_contacts';
+import { ssoProvidersMigration } from './0050_sso_providers';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -32,5 +33,6 @@ export const relationalMigrations: MigrationSet = {
     graphMigration,
     provisioningBuildsMigration,
     channelsContactsMigration,
+    ssoProvidersMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

@@ -22,6 +22,7 @@ import { KnexModelRepository } from './models.repository';
 import { KnexInvitationRepository, KnexMembershipRepository, KnexOrganizationRepository } from './organizations.repository';
 import { KnexPromptConfigRepository } from './prompt-config.repository';
 import { KnexBuildRepository } from './provisioning-builds.repository';
+import { KnexSsoIdentityRepository, KnexSsoProviderRepository, KnexSsoStateRepository } from './sso.repository';
 import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.repository';
 import { KnexUserRepository } from './users.repository';
 import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
@@ -31,6 +32,9 @@ export function createRepositories(db: DbHandle): Repositories {
     users: new KnexUserRepository(db),
     refreshTokens: new KnexRefreshTokenRepository(db),
     oauthStates: new KnexOAuthStateRepository(db),
+    ssoProviders: new KnexSsoProviderRepository(db),
+    ssoIdentities: new KnexSsoIdentityRepository(db),
+    ssoStates: new KnexSsoStateRepository(db),
     organizations: new KnexOrganizationRepository(db),
     memberships: new KnexMembershipRepository(db),
     invitations: new KnexInvitationRepository(db),
