@@ -1,5 +1,6 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
+import { analyticsRoutes } from '../adapters/http/routes/analytics.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
@@ -50,5 +51,6 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       },
     }),
     ...accountSecurityRoutes(services.identity),
+    ...analyticsRoutes(services.analytics),
   };
 }

@@ -1,3 +1,4 @@
+import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-services';
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
@@ -84,6 +85,8 @@ export interface Infrastructure {
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
+  /** Analytics on the relational store: queries, rollup, learning priors and the buffered retrieval recorder. */
+  analytics: AnalyticsAdapters;
   /** The plugins of every kind (folders and PLUGINS packages), their secrets read from configuration. */
   plugins: PluginRegistries;
   /** Every port's token bound to its adapter (the parent of the roles' container). */
@@ -165,6 +168,8 @@ export async function buildInfrastructure(
     const queue = await get<JobQueue>(JOB_QUEUE, true);
     const bus = await get<EventBus>(EVENT_BUS, true);
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
+    const analytics = createAnalyticsAdapters(db.knex, log);
+    closers.unshift(analytics.recorder); // flushed before the database closes
     return {
       config,
       log,
@@ -195,6 +200,7 @@ export async function buildInfrastructure(
         graphSearch: await get<GraphSearch>(GRAPH_SEARCH),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      analytics,
       plugins,
       adapters: c,
       close: closeAll,

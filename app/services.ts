@@ -1,4 +1,5 @@
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
+import type { AnalyticsAreaDeps } from '../core/analytics/analytics-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import type { ChatDeps } from '../core/chat/chat-deps';
@@ -12,6 +13,7 @@ import type { PromptDeps } from '../core/prompts/prompt-deps';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
+import { buildAnalyticsDeps } from './analytics-services';
 import { buildChatDeps } from './chat-services';
 import type { Infrastructure } from './infrastructure';
 import { buildJobDeps } from './jobs-services';
@@ -34,6 +36,8 @@ export interface Services {
   publicChat: PublicChatDeps;
   /** The job contract: job events, streams, webhook deliveries. */
   jobs: JobDeps;
+  /** Organization and knowledge-base analytics, feedback, the learning prior (issue 12). */
+  analytics: AnalyticsAreaDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -101,5 +105,6 @@ export function buildServices(infra: Infrastructure): Services {
     chat,
     publicChat: buildPublicChatDeps(infra, chat),
     jobs: buildJobDeps(infra),
+    analytics: buildAnalyticsDeps(infra),
   };
 }

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 
+import { analyticsJobConsumer } from './analytics-services';
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import type { Infrastructure } from './infrastructure';
@@ -16,6 +17,7 @@ export const consumers: Consumer<Services>[] = [
   sourceSchedulerConsumer,
   attachmentExtractConsumer,
   webhookDeliveryConsumer,
+  analyticsJobConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

@@ -1,6 +1,7 @@
 import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
+import { analyticsOperations } from './operations/analytics';
 import { agentOperations } from './operations/agents';
 import { chatOperations } from './operations/chat';
 import { groupOperations } from './operations/groups';
@@ -32,4 +33,5 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...groupOperations,
   ...jobOperations,
   ...accountSecurityOperations,
+  ...analyticsOperations,
 ];

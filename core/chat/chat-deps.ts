@@ -5,6 +5,7 @@ import type { ChatModel } from '../ports/chat-model';
 import type { Clock } from '../ports/clock';
 import type { GraphSearch } from '../ports/graph-search';
 import type { IdGenerator } from '../ports/id-generator';
+import type { RetrievalRecorder } from '../ports/retrieval-recorder';
 import type { SpeechSynthesizer } from '../ports/media-understanding';
 import type { Store } from '../ports/store';
 
@@ -65,4 +66,6 @@ export interface ChatDeps {
   speech: SpeechSynthesizer | null;
   settings: ChatSettings;
   log?: ChatLog;
+  /** Analytics of each turn's retrieval (buffered); absent: not recorded. */
+  recorder?: RetrievalRecorder;
 }

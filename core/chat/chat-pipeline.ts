@@ -23,6 +23,7 @@ import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from '
 import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeContext, retrievalQuery } from './chat-context';
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
+import { recordTurn } from './chat-recording';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
@@ -280,6 +281,7 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
     await repos.conversations.addMessages(agent.organizationId, p.conversation.id, [userMessage, assistant], p.isNew ? null : assistantAt);
     return billed;
   });
+  recordTurn(deps, p, messageId, event.costUsd, assistantAt);
   const result: ChatResult = {
     response: completion.text,
     conversationId: p.conversation.id,

@@ -10,6 +10,7 @@ import { tokenVersionMigration } from './0012_token_version';
 import { signedVariablesMigration } from './0013_signed_variables';
 import { userGroupsMigration } from './0015_user_groups';
 import { jobsMigration } from './0016_jobs';
+import { analyticsMigration } from './0040_analytics';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -26,5 +27,6 @@ export const relationalMigrations: MigrationSet = {
     jobsMigration,
     tokenVersionMigration,
     signedVariablesMigration,
+    analyticsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
