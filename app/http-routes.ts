@@ -1,7 +1,7 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
-import { analyticsRoutes } from '../adapters/http/routes/analytics.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
+import { analyticsRoutes } from '../adapters/http/routes/analytics.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';

@@ -1,4 +1,3 @@
-import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-services';
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
@@ -36,6 +35,7 @@ import { STORE, type Store } from '../core/ports/store';
 import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
 import { createPluginRegistries, type PluginRegistries } from '../plugins';
 import { type Binding, createAdaptersContainer } from './adapters-container';
+import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-services';
 import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
 import { EXTRA_CHAT_MODELS } from './ports/chat.port';

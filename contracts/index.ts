@@ -1,8 +1,8 @@
 import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
 import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
-import { analyticsOperations } from './operations/analytics';
 import { agentOperations } from './operations/agents';
+import { analyticsOperations } from './operations/analytics';
 import { chatOperations } from './operations/chat';
 import { groupOperations } from './operations/groups';
 import { identityOperations } from './operations/identity';

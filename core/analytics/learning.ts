@@ -6,8 +6,8 @@
 import type { Actor } from '../identity/actor';
 import { knowledgeBaseFor } from '../knowledge/kb-access';
 import type { Clock } from '../ports/clock';
-import type { Store } from '../ports/store';
 import type { RetrievalRecorder } from '../ports/retrieval-recorder';
+import type { Store } from '../ports/store';
 
 export interface ChunkUsage {
   chunkId: string;

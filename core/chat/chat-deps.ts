@@ -5,8 +5,8 @@ import type { ChatModel } from '../ports/chat-model';
 import type { Clock } from '../ports/clock';
 import type { GraphSearch } from '../ports/graph-search';
 import type { IdGenerator } from '../ports/id-generator';
-import type { RetrievalRecorder } from '../ports/retrieval-recorder';
 import type { SpeechSynthesizer } from '../ports/media-understanding';
+import type { RetrievalRecorder } from '../ports/retrieval-recorder';
 import type { Store } from '../ports/store';
 
 /**

@@ -23,8 +23,8 @@ import { chargeModelCall, ensureCreditsFor, type ModelPrice, modelPrice } from '
 import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeContext, retrievalQuery } from './chat-context';
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
-import { recordTurn } from './chat-recording';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
+import { recordTurn } from './chat-recording';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
 export interface ChatCaller extends ConversationViewer {

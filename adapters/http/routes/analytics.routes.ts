@@ -1,7 +1,8 @@
+import type { analyticsOperations } from '../../../contracts/operations/analytics';
 import type { AnalyticsAreaDeps } from '../../../core/analytics/analytics-deps';
+import { rateMessage, ratePublicMessage } from '../../../core/analytics/feedback';
 import { knowledgeBaseAnalytics } from '../../../core/analytics/kb-analytics';
 import { refreshLearningPrior, setLearningPrior } from '../../../core/analytics/learning';
-import { ratePublicMessage, rateMessage } from '../../../core/analytics/feedback';
 import {
   analyticsByAgent,
   analyticsByModel,
@@ -9,7 +10,6 @@ import {
   analyticsOverview,
   analyticsRealtime,
 } from '../../../core/analytics/organization-analytics';
-import type { analyticsOperations } from '../../../contracts/operations/analytics';
 import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 const ok = (body: unknown) => ({ status: 200, body });
