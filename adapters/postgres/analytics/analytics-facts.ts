@@ -40,4 +40,7 @@ export const sumMeasures = (prefix = '') =>
 const HOUR_MS = 3_600_000;
 export const floorHour = (d: Date) => new Date(Math.floor(d.getTime() / HOUR_MS) * HOUR_MS);
 export const ceilHour = (d: Date) => new Date(Math.ceil(d.getTime() / HOUR_MS) * HOUR_MS);
+const DAY_MS = 24 * HOUR_MS;
+export const floorDay = (d: Date) => new Date(Math.floor(d.getTime() / DAY_MS) * DAY_MS);
+export const ceilDay = (d: Date) => new Date(Math.ceil(d.getTime() / DAY_MS) * DAY_MS);
 export { HOUR_MS };

@@ -8,9 +8,10 @@ import type {
   RealtimeTotals,
   Span,
 } from '../../../core/analytics/analytics-store';
-import { ceilHour, floorHour, HOUR_MS, MEASURES, rawFacts, sumMeasures } from './analytics-facts';
+import { ceilDay, ceilHour, floorDay, floorHour, HOUR_MS, MEASURES, rawFacts, sumMeasures } from './analytics-facts';
 
 const ROLLUP = 'hourly';
+const COVERED_CACHE_MS = 10_000;
 /** Hours rolled up per statement by the job (keeps each transaction short on a large backfill). */
 const ROLLUP_BATCH_HOURS = 24 * 7;
 
@@ -24,6 +25,8 @@ const toTotals = (r: Row | undefined): AnalyticsTotals => ({
   responseCount: Number(r?.response_count ?? 0),
 });
 
+/** date_trunc in UTC whatever the session's time zone. */
+const UTC_TRUNC = (unit: string, column: string) => `date_trunc('${unit}', ${column} AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'`;
 const COLUMNS = `at, agent_id, model, ${MEASURES.join(', ')}`;
 
 /**
@@ -40,35 +43,57 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     private readonly options: { rollup: boolean } = { rollup: true },
   ) {}
 
+  private covered: { value: Date | null; readAt: number } | null = null;
+
+  /**
+   * Until when the rollup is complete, remembered for a few seconds: it only moves forward, and an older value
+   * only means more is read from the raw tables (answers stay exact).
+   */
   private async coveredUntil(): Promise<Date | null> {
+    if (this.covered && Date.now() - this.covered.readAt < COVERED_CACHE_MS) return this.covered.value;
     const row = await this.db('analytics_rollup_state').where({ name: ROLLUP }).first('covered_until');
-    return row?.covered_until ? new Date(row.covered_until as string) : null;
+    const value = row?.covered_until ? new Date(row.covered_until as string) : null;
+    this.covered = { value, readAt: Date.now() };
+    return value;
   }
 
-  /** Facts of the filter over the span, as a sub-select with its bindings. */
-  private async facts(filter: AnalyticsFilter, span: Span, useRollup: boolean): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
-    const covered = useRollup && this.options.rollup ? await this.coveredUntil() : null;
-    const rFrom = ceilHour(span.from);
-    const rTo = covered ? new Date(Math.min(floorHour(span.to).getTime(), covered.getTime())) : rFrom;
+  /**
+   * Facts of the filter over the span, as a sub-select with its bindings. `level`: 2 may read daily and hourly
+   * rollups, 1 hourly only (days of a time zone), 0 raw tables only (zones with half-hour offsets).
+   */
+  private async facts(filter: AnalyticsFilter, span: Span, level: 0 | 1 | 2): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
+    const covered = level > 0 && this.options.rollup ? await this.coveredUntil() : null;
     const parts: { sql: string; bindings: Knex.RawBinding[] }[] = [];
     const raw = (from: Date, to: Date) => {
       if (to <= from) return;
       const f = rawFacts(filter.organizationId, from, to);
       parts.push({ sql: `SELECT ${COLUMNS} FROM (${f.sql}) raw`, bindings: f.bindings });
     };
-    if (rTo > rFrom) {
-      raw(span.from, rFrom);
+    const rolled = (table: 'analytics_hourly' | 'analytics_daily', from: Date, to: Date) => {
+      if (to <= from) return;
+      const bucket = table === 'analytics_daily' ? 'day' : 'hour';
       parts.push({
-        sql: `SELECT hour AS at, agent_id, model, ${MEASURES.join(', ')} FROM analytics_hourly WHERE organization_id = ? AND hour >= ? AND hour < ?`,
-        bindings: [filter.organizationId, rFrom, rTo],
+        sql: `SELECT ${bucket} AS at, agent_id, model, ${MEASURES.join(', ')} FROM ${table} WHERE organization_id = ? AND ${bucket} >= ? AND ${bucket} < ?`,
+        bindings: [filter.organizationId, from, to],
       });
-      raw(rTo, span.to);
+    };
+    const hFrom = ceilHour(span.from);
+    const hTo = covered ? new Date(Math.min(floorHour(span.to).getTime(), covered.getTime())) : hFrom;
+    if (hTo > hFrom) {
+      raw(span.from, hFrom);
+      const dFrom = ceilDay(hFrom);
+      const dTo = floorDay(hTo);
+      if (level === 2 && dTo > dFrom) {
+        rolled('analytics_hourly', hFrom, dFrom);
+        rolled('analytics_daily', dFrom, dTo);
+        rolled('analytics_hourly', dTo, hTo);
+      } else rolled('analytics_hourly', hFrom, hTo);
+      raw(hTo, span.to);
     } else raw(span.from, span.to);
-    if (parts.length === 0)
-      parts.push({
-        sql: `SELECT ${COLUMNS} FROM (${rawFacts(filter.organizationId, span.from, span.from).sql}) raw`,
-        bindings: rawFacts(filter.organizationId, span.from, span.from).bindings,
-      });
+    if (parts.length === 0) {
+      const f = rawFacts(filter.organizationId, span.from, span.from);
+      parts.push({ sql: `SELECT ${COLUMNS} FROM (${f.sql}) raw`, bindings: f.bindings });
+    }
     const where: string[] = [];
     const bindings: Knex.RawBinding[] = parts.flatMap((p) => p.bindings);
     if (filter.agentId) {
@@ -84,13 +109,13 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async totals(filter: AnalyticsFilter, span: Span): Promise<AnalyticsTotals> {
-    const f = await this.facts(filter, span, true);
+    const f = await this.facts(filter, span, 2);
     const { rows } = await this.db.raw(`SELECT ${sumMeasures()} FROM ${f.sql}`, f.bindings);
     return toTotals(rows[0]);
   }
 
   async daily(filter: AnalyticsFilter, span: Span, timeZone: string, hourly: boolean): Promise<DailyTotals[]> {
-    const f = await this.facts(filter, span, hourly);
+    const f = await this.facts(filter, span, timeZone === 'UTC' ? 2 : hourly ? 1 : 0);
     const { rows } = await this.db.raw(
       `SELECT to_char((at AT TIME ZONE ?)::date, 'YYYY-MM-DD') AS date, ${sumMeasures()} FROM ${f.sql} GROUP BY 1 ORDER BY 1`,
       [timeZone, ...f.bindings],
@@ -99,7 +124,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async byModel(filter: AnalyticsFilter, span: Span) {
-    const f = await this.facts(filter, span, true);
+    const f = await this.facts(filter, span, 2);
     const { rows } = await this.db.raw(
       `SELECT model, ${sumMeasures()} FROM ${f.sql} WHERE model <> '' GROUP BY model ORDER BY cost_usd DESC, messages DESC, model`,
       f.bindings,
@@ -108,7 +133,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async byAgent(filter: AnalyticsFilter, span: Span) {
-    const f = await this.facts(filter, span, true);
+    const f = await this.facts(filter, span, 2);
     const { rows } = await this.db.raw(
       `SELECT g.*, a.name FROM (SELECT agent_id, ${sumMeasures()} FROM ${f.sql} GROUP BY agent_id) g
          LEFT JOIN agents a ON a.id = g.agent_id
@@ -141,6 +166,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
 
   async refreshRollup(until: Date) {
     const target = floorHour(until);
+    this.covered = null;
     const covered = await this.coveredUntil();
     let from: Date | null = covered ? new Date(covered.getTime() - HOUR_MS) : null;
     if (!from) {
@@ -159,21 +185,32 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
         .insert({ name: ROLLUP, covered_until: target, updated_at: new Date() })
         .onConflict('name')
         .merge();
+      this.covered = { value: target, readAt: Date.now() };
     }
     return { from: from ? from.toISOString() : null, to: target.toISOString(), hours };
   }
 
   private async rollUp(from: Date, to: Date) {
     const f = rawFacts(null, from, to);
+    const upsert = (table: string, bucket: string) =>
+      `ON CONFLICT (organization_id, ${bucket}, agent_id, model) DO UPDATE SET ${MEASURES.map((m) => `${m} = excluded.${m}`).join(', ')}`;
+    // The UTC days the batch touches are recomputed whole from their hours.
+    const dFrom = floorDay(from);
+    const dTo = ceilDay(to);
     await this.db.transaction(async (trx) => {
       await trx('analytics_hourly').where('hour', '>=', from).andWhere('hour', '<', to).delete();
       await trx.raw(
         `INSERT INTO analytics_hourly (organization_id, hour, agent_id, model, ${MEASURES.join(', ')})
-         SELECT organization_id, date_trunc('hour', at AT TIME ZONE 'UTC') AT TIME ZONE 'UTC', agent_id, model, ${sumMeasures()}
-           FROM (${f.sql}) raw GROUP BY 1, 2, 3, 4
-         ON CONFLICT (organization_id, hour, agent_id, model) DO UPDATE SET
-           ${MEASURES.map((m) => `${m} = excluded.${m}`).join(', ')}`,
+         SELECT organization_id, ${UTC_TRUNC('hour', 'at')}, agent_id, model, ${sumMeasures()}
+           FROM (${f.sql}) raw GROUP BY 1, 2, 3, 4 ${upsert('analytics_hourly', 'hour')}`,
         f.bindings,
+      );
+      await trx('analytics_daily').where('day', '>=', dFrom).andWhere('day', '<', dTo).delete();
+      await trx.raw(
+        `INSERT INTO analytics_daily (organization_id, day, agent_id, model, ${MEASURES.join(', ')})
+         SELECT organization_id, ${UTC_TRUNC('day', 'hour')}, agent_id, model, ${sumMeasures()}
+           FROM analytics_hourly WHERE hour >= ? AND hour < ? GROUP BY 1, 2, 3, 4 ${upsert('analytics_daily', 'day')}`,
+        [dFrom, dTo],
       );
     });
   }

@@ -51,19 +51,25 @@ export const analyticsMigration: Migration = {
       t.unique(['message_id', 'rater']);
       t.index(['organization_id', 'created_at']);
     });
-    await db.schema.createTable('analytics_hourly', (t) => {
-      t.uuid('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
-      t.timestamp('hour', { useTz: true }).notNullable();
-      t.uuid('agent_id').notNullable();
-      t.text('model').notNullable();
-      t.integer('conversations').notNullable();
-      t.integer('messages').notNullable();
-      t.bigInteger('tokens').notNullable();
-      t.decimal('cost_usd', 20, 8).notNullable();
-      t.bigInteger('response_ms_sum').notNullable();
-      t.integer('response_count').notNullable();
-      t.primary(['organization_id', 'hour', 'agent_id', 'model']);
-    });
+    // The same measures per hour (time zones, partial days) and per UTC day (long ranges read 24 times fewer rows).
+    for (const [table, bucket] of [
+      ['analytics_hourly', 'hour'],
+      ['analytics_daily', 'day'],
+    ] as const) {
+      await db.schema.createTable(table, (t) => {
+        t.uuid('organization_id').notNullable().references('organizations.id').onDelete('CASCADE');
+        t.timestamp(bucket, { useTz: true }).notNullable();
+        t.uuid('agent_id').notNullable();
+        t.text('model').notNullable();
+        t.integer('conversations').notNullable();
+        t.integer('messages').notNullable();
+        t.bigInteger('tokens').notNullable();
+        t.decimal('cost_usd', 20, 8).notNullable();
+        t.bigInteger('response_ms_sum').notNullable();
+        t.integer('response_count').notNullable();
+        t.primary(['organization_id', bucket, 'agent_id', 'model']);
+      });
+    }
     await db.schema.createTable('analytics_rollup_state', (t) => {
       t.text('name').primary();
       t.timestamp('covered_until', { useTz: true });
