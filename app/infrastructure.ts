@@ -35,7 +35,7 @@ import { STORE, type Store } from '../core/ports/store';
 import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
 import { createPluginRegistries, type PluginRegistries } from '../plugins';
 import { type Binding, createAdaptersContainer } from './adapters-container';
-import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-services';
+import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-adapters';
 import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
 import { EXTRA_CHAT_MODELS } from './ports/chat.port';

@@ -281,7 +281,17 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
     await repos.conversations.addMessages(agent.organizationId, p.conversation.id, [userMessage, assistant], p.isNew ? null : assistantAt);
     return billed;
   });
-  recordTurn(deps, p, messageId, event.costUsd, assistantAt);
+  recordTurn(deps, {
+    organizationId: agent.organizationId,
+    agentId: agent.id,
+    conversationId: p.conversation.id,
+    messageId,
+    message: input.message,
+    knowledgeBaseIds: p.knowledge.knowledgeBaseIds,
+    chunks: p.knowledge.chunks,
+    costUsd: event.costUsd,
+    at: assistantAt,
+  });
   const result: ChatResult = {
     response: completion.text,
     conversationId: p.conversation.id,

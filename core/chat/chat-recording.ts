@@ -1,26 +1,33 @@
+import type { RetrievedChunk } from '../knowledge/retrieve';
 import type { ChatDeps } from './chat-deps';
-import type { PreparedChat } from './chat-pipeline';
+
+export interface RecordedTurn {
+  organizationId: string;
+  agentId: string;
+  conversationId: string;
+  messageId: string;
+  message: string;
+  knowledgeBaseIds: string[];
+  chunks: RetrievedChunk[];
+  costUsd: number;
+  at: string;
+}
 
 /** Hands the turn's retrieval to analytics (buffered by the recorder: nothing is written on the chat path). */
-export function recordTurn(deps: ChatDeps, p: PreparedChat, messageId: string, costUsd: number, at: string): void {
-  if (!deps.recorder || p.knowledge.knowledgeBaseIds.length === 0) return;
+export function recordTurn(deps: ChatDeps, t: RecordedTurn): void {
+  if (!deps.recorder || t.knowledgeBaseIds.length === 0) return;
   try {
     deps.recorder.record({
-      organizationId: p.turn.agent.organizationId,
+      organizationId: t.organizationId,
       source: 'chat',
-      agentId: p.turn.agent.id,
-      conversationId: p.conversation.id,
-      messageId,
-      query: p.turn.input.message,
-      knowledgeBaseIds: p.knowledge.knowledgeBaseIds,
-      chunks: p.knowledge.chunks.map((c) => ({
-        chunkId: c.chunkId,
-        knowledgeBaseId: c.knowledgeBaseId,
-        documentId: c.documentId,
-        score: c.score,
-      })),
-      costUsd,
-      at,
+      agentId: t.agentId,
+      conversationId: t.conversationId,
+      messageId: t.messageId,
+      query: t.message,
+      knowledgeBaseIds: t.knowledgeBaseIds,
+      chunks: t.chunks.map((c) => ({ chunkId: c.chunkId, knowledgeBaseId: c.knowledgeBaseId, documentId: c.documentId, score: c.score })),
+      costUsd: t.costUsd,
+      at: t.at,
     });
   } catch (e) {
     deps.log?.('warn', 'analytics: could not record the chat turn', e);

@@ -1,6 +1,5 @@
 import type { RetrievedChunkHit } from '../ports/retrieval-recorder';
 import type { KnowledgeDeps } from './knowledge-deps';
-import type { SearchOrigin } from './search';
 
 /** Hands a search to analytics (buffered by the recorder; a failure never fails the search). */
 export function recordSearch(
@@ -9,7 +8,7 @@ export function recordSearch(
     organizationId: string;
     knowledgeBaseIds: string[];
     query: string;
-    origin: SearchOrigin;
+    origin: { source?: 'manual' | 'agent_rag'; agentId?: string; conversationId?: string; messageId?: string };
     chunks: RetrievedChunkHit[];
     costUsd: number;
   },

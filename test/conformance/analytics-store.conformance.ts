@@ -1,5 +1,5 @@
-import type { Database } from '../../adapters/postgres/database';
 import { PostgresAnalyticsStore } from '../../adapters/postgres/analytics/postgres.analytics-store';
+import type { Database } from '../../adapters/postgres/database';
 import { relationalMigrations } from '../../adapters/postgres/migrations';
 import { migrate } from '../../adapters/postgres/migrator';
 import { parseRange, wholeHourZone } from '../../core/analytics/analytics-range';

@@ -11,6 +11,12 @@ import type {
 import { ceilDay, ceilHour, floorDay, floorHour, HOUR_MS, MEASURES, rawFacts, sumMeasures } from './analytics-facts';
 
 const ROLLUP = 'hourly';
+/**
+ * Rollup rows come in four grouping sets: per agent and model, per agent (model ALL_MODELS), per model (agent
+ * ALL_AGENTS) and the organization's total (both), so any filter reads one row per bucket.
+ */
+const ALL_AGENTS = '00000000-0000-0000-0000-000000000000';
+const ALL_MODELS = '*';
 const COVERED_CACHE_MS = 10_000;
 /** Hours rolled up per statement by the job (keeps each transaction short on a large backfill). */
 const ROLLUP_BATCH_HOURS = 24 * 7;
@@ -61,20 +67,50 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
    * Facts of the filter over the span, as a sub-select with its bindings. `level`: 2 may read daily and hourly
    * rollups, 1 hourly only (days of a time zone), 0 raw tables only (zones with half-hour offsets).
    */
-  private async facts(filter: AnalyticsFilter, span: Span, level: 0 | 1 | 2): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
+  private async facts(
+    filter: AnalyticsFilter,
+    span: Span,
+    level: 0 | 1 | 2,
+    groupBy: 'none' | 'model' | 'agent' = 'none',
+  ): Promise<{ sql: string; bindings: Knex.RawBinding[] }> {
     const covered = level > 0 && this.options.rollup ? await this.coveredUntil() : null;
     const parts: { sql: string; bindings: Knex.RawBinding[] }[] = [];
+    const rawWhere: string[] = [];
+    const rawBindings: Knex.RawBinding[] = [];
+    for (const [column, value] of [
+      ['agent_id', filter.agentId],
+      ['model', filter.model],
+    ] as const) {
+      if (!value) continue;
+      rawWhere.push(`${column} = ?`);
+      rawBindings.push(value);
+    }
     const raw = (from: Date, to: Date) => {
       if (to <= from) return;
       const f = rawFacts(filter.organizationId, from, to);
-      parts.push({ sql: `SELECT ${COLUMNS} FROM (${f.sql}) raw`, bindings: f.bindings });
+      const where = rawWhere.length ? ` WHERE ${rawWhere.join(' AND ')}` : '';
+      parts.push({ sql: `SELECT ${COLUMNS} FROM (${f.sql}) raw${where}`, bindings: [...f.bindings, ...rawBindings] });
     };
+    // Rollup rows of the grouping sets: a dimension not grouped by is read from its "all" row.
+    const agentSel =
+      groupBy === 'agent'
+        ? filter.agentId
+          ? ['agent_id = ?', filter.agentId]
+          : ['agent_id <> ?', ALL_AGENTS]
+        : ['agent_id = ?', filter.agentId ?? ALL_AGENTS];
+    const modelSel =
+      groupBy === 'model'
+        ? filter.model
+          ? ['model = ?', filter.model]
+          : ['model <> ?', ALL_MODELS]
+        : ['model = ?', filter.model ?? ALL_MODELS];
     const rolled = (table: 'analytics_hourly' | 'analytics_daily', from: Date, to: Date) => {
       if (to <= from) return;
       const bucket = table === 'analytics_daily' ? 'day' : 'hour';
       parts.push({
-        sql: `SELECT ${bucket} AS at, agent_id, model, ${MEASURES.join(', ')} FROM ${table} WHERE organization_id = ? AND ${bucket} >= ? AND ${bucket} < ?`,
-        bindings: [filter.organizationId, from, to],
+        sql: `SELECT ${bucket} AS at, agent_id, model, ${MEASURES.join(', ')} FROM ${table}
+               WHERE organization_id = ? AND ${bucket} >= ? AND ${bucket} < ? AND ${agentSel[0]} AND ${modelSel[0]}`,
+        bindings: [filter.organizationId, from, to, agentSel[1], modelSel[1]],
       });
     };
     const hFrom = ceilHour(span.from);
@@ -94,18 +130,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       const f = rawFacts(filter.organizationId, span.from, span.from);
       parts.push({ sql: `SELECT ${COLUMNS} FROM (${f.sql}) raw`, bindings: f.bindings });
     }
-    const where: string[] = [];
-    const bindings: Knex.RawBinding[] = parts.flatMap((p) => p.bindings);
-    if (filter.agentId) {
-      where.push('agent_id = ?');
-      bindings.push(filter.agentId);
-    }
-    if (filter.model) {
-      where.push('model = ?');
-      bindings.push(filter.model);
-    }
-    const sql = `(SELECT * FROM (${parts.map((p) => p.sql).join(' UNION ALL ')}) u${where.length ? ` WHERE ${where.join(' AND ')}` : ''}) f`;
-    return { sql, bindings };
+    return { sql: `(${parts.map((p) => p.sql).join(' UNION ALL ')}) f`, bindings: parts.flatMap((p) => p.bindings) };
   }
 
   async totals(filter: AnalyticsFilter, span: Span): Promise<AnalyticsTotals> {
@@ -124,7 +149,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async byModel(filter: AnalyticsFilter, span: Span) {
-    const f = await this.facts(filter, span, 2);
+    const f = await this.facts(filter, span, 2, 'model');
     const { rows } = await this.db.raw(
       `SELECT model, ${sumMeasures()} FROM ${f.sql} WHERE model <> '' GROUP BY model ORDER BY cost_usd DESC, messages DESC, model`,
       f.bindings,
@@ -133,7 +158,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   }
 
   async byAgent(filter: AnalyticsFilter, span: Span) {
-    const f = await this.facts(filter, span, 2);
+    const f = await this.facts(filter, span, 2, 'agent');
     const { rows } = await this.db.raw(
       `SELECT g.*, a.name FROM (SELECT agent_id, ${sumMeasures()} FROM ${f.sql} GROUP BY agent_id) g
          LEFT JOIN agents a ON a.id = g.agent_id
@@ -201,9 +226,12 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       await trx('analytics_hourly').where('hour', '>=', from).andWhere('hour', '<', to).delete();
       await trx.raw(
         `INSERT INTO analytics_hourly (organization_id, hour, agent_id, model, ${MEASURES.join(', ')})
-         SELECT organization_id, ${UTC_TRUNC('hour', 'at')}, agent_id, model, ${sumMeasures()}
-           FROM (${f.sql}) raw GROUP BY 1, 2, 3, 4 ${upsert('analytics_hourly', 'hour')}`,
-        f.bindings,
+         SELECT organization_id, hour, coalesce(agent_id, ?::uuid), coalesce(model, ?), ${sumMeasures()}
+           FROM (SELECT ${UTC_TRUNC('hour', 'at')} AS hour, raw.* FROM (${f.sql}) raw) r
+          GROUP BY GROUPING SETS ((organization_id, hour, agent_id, model), (organization_id, hour, agent_id),
+                                  (organization_id, hour, model), (organization_id, hour))
+          ${upsert('analytics_hourly', 'hour')}`,
+        [ALL_AGENTS, ALL_MODELS, ...f.bindings],
       );
       await trx('analytics_daily').where('day', '>=', dFrom).andWhere('day', '<', dTo).delete();
       await trx.raw(

@@ -65,10 +65,10 @@ export class PostgresLearningStore implements LearningStore, FeedbackStore, Lear
         updated_at: now,
       }));
       for (let i = 0; i < rows.length; i += 500) await trx('kb_chunk_priors').insert(rows.slice(i, i + 500));
-      await trx('kb_learning_settings')
-        .insert({ knowledge_base_id: knowledgeBaseId, organization_id: organizationId, refreshed_at: now })
+      await trx('kb_prior_refreshes')
+        .insert({ knowledge_base_id: knowledgeBaseId, refreshed_at: now })
         .onConflict('knowledge_base_id')
-        .merge(['refreshed_at']);
+        .merge();
     });
   }
 
@@ -98,11 +98,12 @@ export class PostgresLearningStore implements LearningStore, FeedbackStore, Lear
     const { rows } = await this.db.raw(
       `SELECT kb.organization_id, kb.id FROM knowledge_bases kb
          LEFT JOIN kb_learning_settings s ON s.knowledge_base_id = kb.id
+         LEFT JOIN kb_prior_refreshes pr ON pr.knowledge_base_id = kb.id
         WHERE coalesce(s.prior_enabled, true) AND (
-              EXISTS (SELECT 1 FROM analytics_kb_queries q WHERE q.knowledge_base_id = kb.id AND q.created_at > coalesce(s.refreshed_at, '-infinity'))
+              EXISTS (SELECT 1 FROM analytics_kb_queries q WHERE q.knowledge_base_id = kb.id AND q.created_at > coalesce(pr.refreshed_at, '-infinity'))
            OR EXISTS (SELECT 1 FROM message_feedback f JOIN analytics_kb_queries q ON q.message_id = f.message_id
-                       WHERE q.knowledge_base_id = kb.id AND f.updated_at > coalesce(s.refreshed_at, '-infinity')))
-        ORDER BY s.refreshed_at NULLS FIRST LIMIT ?`,
+                       WHERE q.knowledge_base_id = kb.id AND f.updated_at > coalesce(pr.refreshed_at, '-infinity')))
+        ORDER BY pr.refreshed_at NULLS FIRST LIMIT ?`,
       [limit],
     );
     return (rows as Row[]).map((r) => ({ organizationId: r.organization_id as string, knowledgeBaseId: r.id as string }));

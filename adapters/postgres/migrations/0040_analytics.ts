@@ -79,7 +79,11 @@ export const analyticsMigration: Migration = {
       t.uuid('knowledge_base_id').primary().references('knowledge_bases.id').onDelete('CASCADE');
       t.uuid('organization_id').notNullable();
       t.boolean('prior_enabled').notNullable().defaultTo(true);
-      t.timestamp('refreshed_at', { useTz: true });
+    });
+    // Written by the background job: kept apart from the settings users change.
+    await db.schema.createTable('kb_prior_refreshes', (t) => {
+      t.uuid('knowledge_base_id').primary().references('knowledge_bases.id').onDelete('CASCADE');
+      t.timestamp('refreshed_at', { useTz: true }).notNullable();
     });
     await db.schema.createTable('kb_chunk_priors', (t) => {
       t.uuid('knowledge_base_id').notNullable().references('knowledge_bases.id').onDelete('CASCADE');
