@@ -9,9 +9,10 @@
  *
  *   npx tsx bench/analytics.bench.ts       writes bench/results/analytics.json
  *   BENCH_CONVERSATIONS=20000 ...          a smaller data set (messages = 10 x conversations)
+ *   BENCH_STORES=postgres                  one store only (embedded, postgres; default both)
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 import pg from 'pg';
@@ -175,29 +176,35 @@ async function scratchDatabase() {
 
 async function main() {
   const results: Record<string, unknown> = { conversations: CONVERSATIONS, messages: CONVERSATIONS * PER_CONVERSATION, days: DAYS };
-  const lite = await openDatabase({ memory: true });
-  try {
-    results.embedded = await scale('PGlite (embedded)', lite);
-    results.recording = await recording(lite);
-  } finally {
-    await lite.close();
-  }
-  try {
-    const scratch = await scratchDatabase();
-    const pgdb = await openDatabase({ url: scratch.url });
+  const stores = (process.env.BENCH_STORES ?? 'postgres,embedded').split(',');
+  if (stores.includes('embedded')) {
+    const lite = await openDatabase({ memory: true });
     try {
-      results.postgres = await scale('Postgres server', pgdb);
+      results.embedded = await scale('PGlite (embedded)', lite);
+      results.recording = await recording(lite);
     } finally {
-      await pgdb.close();
-      await scratch.drop();
+      await lite.close();
     }
-  } catch (e) {
-    results.postgres = { skipped: `no Postgres server: ${(e as Error).message}` };
   }
+  if (stores.includes('postgres'))
+    try {
+      const scratch = await scratchDatabase();
+      const pgdb = await openDatabase({ url: scratch.url });
+      try {
+        results.postgres = await scale('Postgres server', pgdb);
+      } finally {
+        await pgdb.close();
+        await scratch.drop();
+      }
+    } catch (e) {
+      results.postgres = { skipped: `no Postgres server: ${(e as Error).message}` };
+    }
   process.stdout.write(`${JSON.stringify(results.recording, null, 2)}\n`);
   const file = path.join(__dirname, 'results', 'analytics.json');
   await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${JSON.stringify({ ...results, at: new Date().toISOString() }, null, 2)}\n`);
+  // A run of one store keeps the other store's figures from an earlier run.
+  const earlier = await readFile(file, 'utf8').then(JSON.parse, () => ({}));
+  await writeFile(file, `${JSON.stringify({ ...earlier, ...results, at: new Date().toISOString() }, null, 2)}\n`);
 }
 
 main().catch((e) => {
