@@ -7,7 +7,7 @@ import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
 import type { Infrastructure } from './infrastructure';
 import { attachmentResolver } from './public-chat-services';
 
-type RetrievalParts = Pick<KnowledgeDeps, 'store' | 'vectorIndex' | 'embedder' | 'reranker' | 'billing' | 'pricing'>;
+type RetrievalParts = Pick<KnowledgeDeps, 'store' | 'vectorIndex' | 'embedder' | 'reranker' | 'billing' | 'pricing' | 'learningPrior'>;
 
 /** Chat retrieval = the knowledge area's `retrieve`, plus its billing event when a paid embedder or reranker ran. */
 export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log']): ChatRetrieval {
@@ -41,5 +41,6 @@ export function buildChatDeps(infra: Infrastructure, billing: BillingDeps, knowl
       contextTokenSecret: createHmac('sha256', infra.config.secrets.jwt).update('agent-platform/context-tokens').digest('hex'),
     },
     log: (level, message, extra) => infra.log(level, message, extra),
+    recorder: infra.analytics.recorder,
   };
 }

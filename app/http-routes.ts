@@ -2,6 +2,7 @@ import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
 import { channelRoutes } from '../adapters/http/routes/channels.routes';
+import { analyticsRoutes } from '../adapters/http/routes/analytics.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
 import { graphRoutes } from '../adapters/http/routes/graph.routes';
 import { contactRoutes } from '../adapters/http/routes/contacts.routes';
@@ -68,5 +69,6 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       get appUrl() {
         return infra.config.appUrl;
     }),
+    ...analyticsRoutes(services.analytics),
   };
 }

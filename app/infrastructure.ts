@@ -41,6 +41,7 @@ import { STORE, type Store } from '../core/ports/store';
 import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
 import { createPluginRegistries, type PluginRegistries } from '../plugins';
 import { type Binding, createAdaptersContainer } from './adapters-container';
+import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-adapters';
 import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
 import { EXTRA_CHAT_MODELS } from './ports/chat.port';
@@ -98,6 +99,8 @@ export interface Infrastructure {
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
+  /** Analytics on the relational store: queries, rollup, learning priors and the buffered retrieval recorder. */
+  analytics: AnalyticsAdapters;
   /** The plugins of every kind (folders and PLUGINS packages), their secrets read from configuration. */
   plugins: PluginRegistries;
   /** Every port's token bound to its adapter (the parent of the roles' container). */
@@ -187,6 +190,8 @@ export async function buildInfrastructure(
     }
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     const heavyWork = await get<HeavyWork>(HEAVY_WORK, true);
+    const analytics = createAnalyticsAdapters(db.knex, log);
+    closers.unshift(analytics.recorder); // flushed before the database closes
     return {
       config,
       log,
@@ -221,6 +226,7 @@ export async function buildInfrastructure(
         graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
       chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      analytics,
       plugins,
       adapters: c,
       close: closeAll,

@@ -49,6 +49,8 @@ export function buildKnowledgeDeps(infra: Infrastructure, billing: BillingDeps):
       ingestMaxAttempts: INGEST_MAX_ATTEMPTS,
     },
     log: (level, message, extra) => infra.log(level, message, extra),
+    recorder: infra.analytics.recorder,
+    learningPrior: infra.analytics.learning,
   };
 }
 

@@ -1,4 +1,5 @@
 import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
+import type { AnalyticsAreaDeps } from '../core/analytics/analytics-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
 import { CHANNEL_OUTBOUND_QUEUE, type ChannelDeps, type OutboundJob } from '../core/channels/channel-deps';
@@ -17,6 +18,7 @@ import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
 import { setupSourceIngestion } from '../core/sources/setup-ingestion';
 import type { SourcesDeps } from '../core/sources/sources-deps';
 import { buildChannelDeps, buildContactDeps } from './channels-services';
+import { buildAnalyticsDeps } from './analytics-services';
 import { buildChatDeps } from './chat-services';
 import { buildGraphDeps } from './graph-services';
 import type { Infrastructure } from './infrastructure';
@@ -48,6 +50,8 @@ export interface Services {
   contacts: ContactDeps;
   /** Agent channels: CRUD, inbound webhooks, replies through the plugins. */
   channels: ChannelDeps;
+  /** Organization and knowledge-base analytics, feedback, the learning prior (issue 12). */
+  analytics: AnalyticsAreaDeps;
 }
 
 /** Brute-force and sign-up limits on the shared rate-limit store, and the password policy (issue 8). */
@@ -125,5 +129,6 @@ export function buildServices(infra: Infrastructure): Services {
     provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue }),
     contacts,
     channels: buildChannelDeps(infra, contacts, chat),
+    analytics: buildAnalyticsDeps(infra),
   };
 }

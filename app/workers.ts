@@ -1,6 +1,7 @@
 import type { Container } from 'inversify';
 
 import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
+import { analyticsJobConsumer } from './analytics-services';
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { graphOptimizeConsumer } from './graph-services';
@@ -24,6 +25,7 @@ export const consumers: Consumer<Services>[] = [
   provisioningSweepConsumer,
   channelInboundConsumer,
   channelOutboundConsumer,
+  analyticsJobConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

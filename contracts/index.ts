@@ -3,6 +3,7 @@ import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';
 import { channelOperations } from './operations/channels';
+import { analyticsOperations } from './operations/analytics';
 import { chatOperations } from './operations/chat';
 import { graphOperations } from './operations/graph';
 import { contactOperations } from './operations/contacts';
@@ -42,4 +43,5 @@ export const allOperations = (plugins: PluginCatalogue): Operation[] => [
   ...accountSecurityOperations,
   ...contactOperations,
   ...channelOperations(plugins.channels),
+  ...analyticsOperations,
 ];

@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock';
 import type { GraphSearch } from '../ports/graph-search';
 import type { IdGenerator } from '../ports/id-generator';
 import type { SpeechSynthesizer } from '../ports/media-understanding';
+import type { RetrievalRecorder } from '../ports/retrieval-recorder';
 import type { Store } from '../ports/store';
 
 /**
@@ -68,4 +69,6 @@ export interface ChatDeps {
   /** Contact resolution and field extraction after each turn (contacts area); absent: no contacts recorded. */
   contacts?: Pick<ContactDeps, 'ids' | 'identifiers'>;
   log?: ChatLog;
+  /** Analytics of each turn's retrieval (buffered); absent: not recorded. */
+  recorder?: RetrievalRecorder;
 }

@@ -25,6 +25,7 @@ import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeCon
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
+import { recordTurn } from './chat-recording';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
 export interface ChatCaller extends ConversationViewer {
@@ -298,6 +299,17 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
         at: p.userMessageAt,
       });
     return billed;
+  });
+  recordTurn(deps, {
+    organizationId: agent.organizationId,
+    agentId: agent.id,
+    conversationId: p.conversation.id,
+    messageId,
+    message: input.message,
+    knowledgeBaseIds: p.knowledge.knowledgeBaseIds,
+    chunks: p.knowledge.chunks,
+    costUsd: event.costUsd,
+    at: assistantAt,
   });
   const result: ChatResult = {
     response: completion.text,

@@ -11,9 +11,11 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { ImageDescriber } from '../ports/media-understanding';
 import type { Reranker } from '../ports/reranker';
+import type { RetrievalRecorder } from '../ports/retrieval-recorder';
 import type { Store } from '../ports/store';
 import type { VectorIndex } from '../ports/vector-index';
 import type { ChunkingSettings, EmbeddingSettings } from './knowledge-base';
+import type { LearningPriorSource } from './learning-prior';
 import type { KnowledgePricing } from './pricing';
 
 /** Queue of the ingestion pipeline (payload: IngestJobPayload). */
@@ -61,4 +63,8 @@ export interface KnowledgeDeps {
   graph?: GraphStore;
   /** Graph discovery run next to vector and text retrieval in search (spec 4.9). */
   graphSearch?: GraphSearch;
+  /** Analytics of each search (buffered); absent: not recorded. */
+  recorder?: RetrievalRecorder;
+  /** Learned chunk priors applied in ranking (learning-prior.ts); absent: plain ranking. */
+  learningPrior?: LearningPriorSource | null;
 }

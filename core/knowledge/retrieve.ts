@@ -14,6 +14,7 @@ import type { Reranker } from '../ports/reranker';
 import type { Store } from '../ports/store';
 import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import type { VectorIndex } from '../ports/vector-index';
+import { type LearningPriorSource, withLearningPrior } from './learning-prior';
 import type { KnowledgePricing } from './pricing';
 import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults } from './ranking';
 
@@ -22,6 +23,8 @@ export interface RetrievalDeps {
   vectorIndex: VectorIndex;
   embedder: Embedder;
   reranker: Reranker | null;
+  /** Learned per-chunk priors blended into importance (learning-prior.ts); absent: plain ranking. */
+  learningPrior?: LearningPriorSource | null;
 }
 
 export interface RetrievalOptions extends Partial<Omit<RankingOptions, 'weights'>> {
@@ -108,7 +111,7 @@ export async function retrieve(
   const byText = (a: Candidate, b: Candidate) => (b.textScore ?? 0) - (a.textScore ?? 0);
   const vector = lists.flatMap((l) => l.vector).sort(byVector);
   const text = mode === 'vector' ? [] : lists.flatMap((l) => l.text).sort(byText);
-  const pool = fuse(vector, text, o.rrfK).slice(0, o.poolSize);
+  const pool = await withLearningPrior(deps.learningPrior, input.organizationId, fuse(vector, text, o.rrfK).slice(0, o.poolSize));
 
   let rerankScores: (number | null)[] | null = null;
   if (deps.reranker && input.options?.rerank !== false && pool.length > 0) {

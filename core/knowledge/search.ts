@@ -10,6 +10,7 @@ import { capPerGroup, DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
 import type { DiscoveryMethod, SearchResult } from './search-result';
+import { recordSearch } from './search-recording';
 
 export interface SearchInput {
   knowledgeBaseIds: string[];
@@ -164,12 +165,22 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
       };
     }),
   );
-  await chargeRetrieval(
+  const billed = await chargeRetrieval(
     deps,
     organizationId,
     { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model },
     { knowledgeBaseIds: ids, source: origin.source ?? 'manual' },
     { recordFree: true },
   );
+  recordSearch(deps, {
+    organizationId,
+    knowledgeBaseIds: ids,
+    query: loggedQuery,
+    origin,
+    chunks: ranked
+      .filter((r) => docInfo.has(r.chunk.documentId))
+      .map(({ chunk: c }) => ({ chunkId: c.chunkId, knowledgeBaseId: c.knowledgeBaseId, documentId: c.documentId, score: c.score })),
+    costUsd: billed?.costUsd ?? 0,
+  });
   return { results, suggestedFollowUps: followUps(results, docInfo, input.query ?? '') };
 }

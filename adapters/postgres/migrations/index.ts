@@ -14,6 +14,7 @@ import { graphMigration } from './0030_graph';
 import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { channelsContactsMigration } from './0035_channels_contacts';
 import { ssoProvidersMigration } from './0050_sso_providers';
+import { analyticsMigration } from './0040_analytics';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -34,5 +35,6 @@ export const relationalMigrations: MigrationSet = {
     provisioningBuildsMigration,
     channelsContactsMigration,
     ssoProvidersMigration,
+    analyticsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
