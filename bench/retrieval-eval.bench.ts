@@ -7,13 +7,14 @@
  *
  *   npm run eval        writes bench/results/retrieval-eval.json
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
 import type { IngestJobPayload } from '../core/knowledge/documents';
 import { processIngestJob } from '../core/knowledge/ingest-document';
 import { ingestText } from '../core/knowledge/ingest-text';
+import { openDatabase } from '../adapters/postgres/database';
 import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
 import { type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
 import { createKnowledgeHarness, type KnowledgeHarness } from '../test/knowledge/knowledge-harness';
@@ -59,12 +60,18 @@ export async function loadEvalWorld(options: { dimensions?: number; limitQuestio
     documents: EvalDocument[];
     questions: EvalQuestion[];
   };
-  const h = await createKnowledgeHarness({ dimensions: options.dimensions ?? 1024, reranker: new LocalReranker() });
-  const { organizationId } = await h.newOrganization('eval');
-  const kb = await h.newKnowledgeBase(organizationId);
-  const nameOf = new Map<string, string>();
+  // EVAL_CACHE_DIR keeps the ingested database between runs while tuning ranking (ingestion takes minutes).
+  const cache = process.env.EVAL_CACHE_DIR;
+  const marker = cache ? join(cache, 'eval-world.json') : null;
+  const database = cache ? await openDatabase({ dataDir: cache }) : undefined;
+  const h = await createKnowledgeHarness({ dimensions: options.dimensions ?? 1024, reranker: new LocalReranker(), database });
+  const cached =
+    marker && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { o: string; k: string; names: [string, string][] }) : null;
+  const organizationId = cached?.o ?? (await h.newOrganization('eval')).organizationId;
+  const kb = cached ? { id: cached.k } : await h.newKnowledgeBase(organizationId);
+  const nameOf = new Map<string, string>(cached?.names ?? []);
   const started = Date.now();
-  for (const d of corpus.documents) {
+  for (const d of cached ? [] : corpus.documents) {
     const r = await ingestText(h.deps, { organizationId, knowledgeBaseId: kb.id, title: d.title, text: d.text });
     nameOf.set(r.document.id, d.id);
     const outcome = await processIngestJob(h.deps, {
@@ -76,6 +83,7 @@ export async function loadEvalWorld(options: { dimensions?: number; limitQuestio
     if (outcome !== 'completed') throw new Error(`ingest ${d.id}: ${outcome}`);
   }
   const ingestSeconds = (Date.now() - started) / 1000;
+  if (marker && !cached) writeFileSync(marker, JSON.stringify({ o: organizationId, k: kb.id, names: [...nameOf] }));
   const table = `kv_chunks_${options.dimensions ?? 1024}`;
   const rows = (await h.db.knex(table).select('document_id', 'content').orderBy(['document_id', 'chunk_index'])) as {
     document_id: string;
@@ -106,7 +114,12 @@ export async function runMethod(w: EvalWorld, options: RetrievalOptions, timings
   const ranked: string[][] = [];
   for (const q of w.questions) {
     const t0 = performance.now();
-    const r = await retrieve(w.h.deps, { organizationId: w.organizationId, knowledgeBaseIds: [w.knowledgeBaseId], query: q.question, options });
+    const r = await retrieve(w.h.deps, {
+      organizationId: w.organizationId,
+      knowledgeBaseIds: [w.knowledgeBaseId],
+      query: q.question,
+      options,
+    });
     timings?.push(performance.now() - t0);
     ranked.push(documentsOf(r.chunks.map((c) => w.nameOf.get(c.documentId)!)));
   }
@@ -123,17 +136,24 @@ export async function runRetrievalEval(options: { dimensions?: number } = {}): P
   try {
     const bm25 = new InMemoryBm25(w.chunks);
     const timings: number[] = [];
-    const methods: Record<string, MethodReport> = {
-      bm25Baseline: report(
-        w,
-        w.questions.map((q) => bm25.search(q.question)),
-      ),
-      textOnly: await runMethod(w, { ...RANKING_ONLY, mode: 'text' }),
-      vectorOnly: await runMethod(w, { ...RANKING_ONLY, mode: 'vector' }),
-      hybrid: await runMethod(w, RANKING_ONLY, timings),
-      hybridRerank: await runMethod(w, { ...RANKING_ONLY, rerank: true }),
-      productionDefaults: await runMethod(w, { rerank: false }),
-    };
+    const only = process.env.EVAL_METHODS?.split(',');
+    const runs: [string, () => Promise<MethodReport>][] = [
+      [
+        'bm25Baseline',
+        async () =>
+          report(
+            w,
+            w.questions.map((q) => bm25.search(q.question)),
+          ),
+      ],
+      ['textOnly', () => runMethod(w, { ...RANKING_ONLY, mode: 'text' })],
+      ['vectorOnly', () => runMethod(w, { ...RANKING_ONLY, mode: 'vector' })],
+      ['hybrid', () => runMethod(w, RANKING_ONLY, timings)],
+      ['hybridRerank', () => runMethod(w, { ...RANKING_ONLY, rerank: true })],
+      ['productionDefaults', () => runMethod(w, { rerank: false })],
+    ];
+    const methods: Record<string, MethodReport> = {};
+    for (const [name, run] of runs) if (!only || only.includes(name)) methods[name] = await run();
     return {
       date: new Date().toISOString(),
       corpus: {
@@ -145,10 +165,11 @@ export async function runRetrievalEval(options: { dimensions?: number } = {}): P
       embedder: { model: w.h.deps.embedder.model, dimensions: options.dimensions ?? 1024 },
       ingestSeconds: w.ingestSeconds,
       methods,
-      searchMs: { p50: pct(timings, 50), p95: pct(timings, 95) },
+      searchMs: timings.length ? { p50: pct(timings, 50), p95: pct(timings, 95) } : { p50: 0, p95: 0 },
     };
   } finally {
     await w.h.close();
+    if (process.env.EVAL_CACHE_DIR) await w.h.db.close();
   }
 }
 
@@ -156,7 +177,9 @@ export function summary(r: EvalReport): string {
   const lines = [`${r.corpus.documents} documents, ${r.corpus.chunks} chunks, ${r.corpus.questions} questions`];
   for (const [name, m] of Object.entries(r.methods)) {
     const cls = CLASSES.map((c) => `${c} ${m[c].recallAt3}`).join(', ');
-    lines.push(`${name.padEnd(20)} r@1 ${m.all.recallAt1}  r@3 ${m.all.recallAt3}  mrr@3 ${m.all.mrrAt3}  <3: ${m.all.underThree}  (r@3 ${cls})`);
+    lines.push(
+      `${name.padEnd(20)} r@1 ${m.all.recallAt1}  r@3 ${m.all.recallAt3}  mrr@3 ${m.all.mrrAt3}  <3: ${m.all.underThree}  (r@3 ${cls})`,
+    );
   }
   return lines.join('\n');
 }

@@ -91,19 +91,29 @@ function build() {
   for (const d of picked) {
     if (questions.filter((q) => q.class === 'paraphrase').length >= PER_CLASS) break;
     const words = new RegExp(`\\b${escapeRe(bareName(d.id))}\\b`, 'gi');
-    const need = d.description.replace(words, '').replace(/\s+/g, ' ').replace(/[.\s]+$/, '').trim();
+    const need = d.description
+      .replace(words, '')
+      .replace(/\s+/g, ' ')
+      .replace(/[.\s]+$/, '')
+      .trim();
     if (need.split(' ').length < 4) continue;
     d.text = d.text.split(d.description).join(' ').replace(d.description.replace(/\.$/, ''), ' ');
-    questions.push({ question: `Which library should I use for this: ${need.charAt(0).toLowerCase()}${need.slice(1)}?`, documentId: d.id, class: 'paraphrase' });
+    questions.push({
+      question: `Which library should I use for this: ${need.charAt(0).toLowerCase()}${need.slice(1)}?`,
+      documentId: d.id,
+      class: 'paraphrase',
+    });
   }
   // identifier: a token found in exactly one document.
-  const IDENT = /(?<![\w-])(--[a-z][a-z0-9-]{3,}|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]{2,}(?:\.[a-z][A-Za-z0-9]+)?)(?![\w-])/g;
+  const IDENT =
+    /(?<![\w-])(--[a-z][a-z0-9-]{3,}|[A-Z][A-Z0-9]*_[A-Z0-9_]{2,}|[a-z][a-z0-9]*[A-Z][A-Za-z0-9]{2,}(?:\.[a-z][A-Za-z0-9]+)?)(?![\w-])/g;
   const occurrences = new Map<string, Set<string>>();
-  for (const d of docs) for (const m of d.text.matchAll(IDENT)) {
-    const set = occurrences.get(m[1]) ?? new Set<string>();
-    set.add(d.id);
-    occurrences.set(m[1], set);
-  }
+  for (const d of docs)
+    for (const m of d.text.matchAll(IDENT)) {
+      const set = occurrences.get(m[1]) ?? new Set<string>();
+      set.add(d.id);
+      occurrences.set(m[1], set);
+    }
   const usedDocs = new Set<string>();
   for (const d of [...docs].sort((a, b) => hash(`i${a.id}`) - hash(`i${b.id}`))) {
     if (questions.filter((q) => q.class === 'identifier').length >= PER_CLASS) break;

@@ -64,7 +64,13 @@ export class InMemoryBm25 {
 
   /** Document ids ranked by their best chunk. */
   search(query: string, limit = 10): string[] {
-    const q = [...new Set(terms(query).filter((t) => !t.stop).map((t) => t.stem))];
+    const q = [
+      ...new Set(
+        terms(query)
+          .filter((t) => !t.stop)
+          .map((t) => t.stem),
+      ),
+    ];
     const N = this.chunks.length;
     const scored: { doc: string; s: number }[] = [];
     this.tf.forEach((tf, i) => {
