@@ -11,11 +11,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
+import { openDatabase } from '../adapters/postgres/database';
 import type { IngestJobPayload } from '../core/knowledge/documents';
 import { processIngestJob } from '../core/knowledge/ingest-document';
 import { ingestText } from '../core/knowledge/ingest-text';
-import { openDatabase } from '../adapters/postgres/database';
 import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
+import { DEFAULT_RANKING } from '../core/knowledge/ranking';
 import { type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
 import { createKnowledgeHarness, type KnowledgeHarness } from '../test/knowledge/knowledge-harness';
 import type { EvalDocument, EvalQuestion, QuestionClass } from './eval/build-corpus';
@@ -151,9 +152,16 @@ export async function runRetrievalEval(options: { dimensions?: number } = {}): P
       ['hybrid', () => runMethod(w, RANKING_ONLY, timings)],
       ['hybridRerank', () => runMethod(w, { ...RANKING_ONLY, rerank: true })],
       ['productionDefaults', () => runMethod(w, { rerank: false })],
+      ['productionVectorFloorOnTextMatches', () => runMethod(w, { rerank: false, textMatchesSkipVectorFloor: false })],
+      ['productionSpecWeights', () => runMethod(w, { rerank: false, weights: DEFAULT_RANKING.weights })],
     ];
+    // EVAL_WEIGHTS="v,t,i;v,t,i" adds hybrid runs with other combined-score weights (calibration).
+    for (const spec of process.env.EVAL_WEIGHTS?.split(';') ?? []) {
+      const [vector, text, importance] = spec.split(',').map(Number);
+      runs.push([`hybrid ${spec}`, () => runMethod(w, { ...RANKING_ONLY, weights: { vector, text, importance } })]);
+    }
     const methods: Record<string, MethodReport> = {};
-    for (const [name, run] of runs) if (!only || only.includes(name)) methods[name] = await run();
+    for (const [name, run] of runs) if (!only || only.includes(name) || name.includes(',')) methods[name] = await run();
     return {
       date: new Date().toISOString(),
       corpus: {
