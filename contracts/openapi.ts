@@ -38,6 +38,7 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
     paths[path][o.method] = {
       operationId: o.operationId,
       summary: o.summary,
+      ...(o.description ? { description: o.description } : {}),
       tags: o.tags,
       security: security[o.auth],
       ...(o.scope ? { 'x-required-scope': o.scope } : {}),

@@ -20,6 +20,8 @@ export interface Operation {
   /** Express-style path (`/api/bots/:id`). */
   path: string;
   summary: string;
+  /** Longer OpenAPI description (documented deviations, measured figures). */
+  description?: string;
   tags: string[];
   auth: AuthLane;
   /** API-key scope needed on the apiKey lane. */

@@ -238,6 +238,13 @@ export const knowledgeOperations = [
       'reranked when a rerank model is configured, and scored 0.60 vector similarity + 0.25 text relevance + 0.15 importance. A hit needs vector similarity >= 0.35 ' +
       'unless the full-text search also found it (text-only hits included), and a combined score >= 0.25; near-duplicates are dropped, at most 2 chunks per document ' +
       'and topK (default 3) per knowledge base are kept, within a token budget. The query, each file text and each described image are searched separately and merged.',
+    description:
+      "Full-text relevance is Okapi BM25 (k1 1.2, b 0.75) from per-knowledge-base term statistics, normalised to 0-1 as the share of the query terms' idf it " +
+      'earns. Deviation from spec 4.9 (minimum vector score 0.35): a full-text match is exempt from the vector floor and needs only the combined score. ' +
+      'Measured on the retrieval evaluation (bench/retrieval-eval.bench.ts: 300 documents, 180 questions, offline embedder), production defaults reach ' +
+      'recall@3 0.844 with the exemption and 0.233 with the floor applied to text matches, so the floor is applied only to hits the full-text search ' +
+      'did not find. With the offline embedder (local/*) the combined score weighs 0.30 vector + 0.55 text + 0.15 importance (hybrid recall@3 0.878 against ' +
+      '0.872 with 0.60/0.25/0.15); a provider embedder keeps 0.60/0.25/0.15.',
     tags,
     auth: 'user',
     query: s.searchQuery,
