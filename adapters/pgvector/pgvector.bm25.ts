@@ -99,7 +99,10 @@ export const BM25_TERMS = `
   CROSS JOIN LATERAL (
     SELECT array_agg(d.term) AS terms,
       array_agg(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))) AS idfs,
-      sum(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))) AS idf_total,
+      -- query terms the knowledge base lacks count with the highest idf, so matching one common word of an
+      -- off-topic question does not look like a full match
+      coalesce(sum(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))), 0)
+        + ((SELECT cardinality(lex) FROM q) - count(d.term)) * ln(1 + (st.n + 0.5) / 0.5) AS idf_total,
       string_agg(quote_literal(d.term), ' | ') FILTER (WHERE d.df <= ${COMMON_TERM_SHARE} * st.n)::tsquery AS sel,
       string_agg(quote_literal(d.term), ' | ')::tsquery AS any_term
     FROM q, kv_kb_term_df d
