@@ -50,8 +50,8 @@ export const DEFAULT_RANKING: RankingOptions = {
 
 /**
  * Combined-score weights when the embedder is the offline hashed one (model `local/...`): its similarities are
- * weak evidence, so full-text relevance leads. Calibrated on bench/retrieval-eval (hybrid r@3 0.878 against
- * 0.872 with the spec's 0.60/0.25/0.15, and at least as good as text-only and vector-only on every question
+ * weak evidence, so full-text relevance leads. Calibrated on bench/retrieval-eval (production recall@3 0.844
+ * against 0.839 with the spec's 0.60/0.25/0.15; hybrid ranking at least as good as text-only and vector-only on every question
  * class). A configured provider embedder keeps the spec's weights.
  */
 export const OFFLINE_EMBEDDER_WEIGHTS: RankingOptions['weights'] = { vector: 0.3, text: 0.55, importance: 0.15 };
