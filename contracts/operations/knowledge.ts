@@ -242,9 +242,9 @@ export const knowledgeOperations = [
       "Full-text relevance is Okapi BM25 (k1 1.2, b 0.75) from per-knowledge-base term statistics, normalised to 0-1 as the share of the query terms' idf it " +
       'earns. Deviation from spec 4.9 (minimum vector score 0.35): a full-text match is exempt from the vector floor and needs only the combined score. ' +
       'Measured on the retrieval evaluation (bench/retrieval-eval.bench.ts: 300 documents, 180 questions, offline embedder), production defaults reach ' +
-      'recall@3 0.844 with the exemption and 0.233 with the floor applied to text matches, so the floor is applied only to hits the full-text search ' +
-      'did not find. With the offline embedder (local/*) the combined score weighs 0.30 vector + 0.55 text + 0.15 importance (production recall@3 0.844 ' +
-      'against 0.839 with 0.60/0.25/0.15, paraphrased questions 0.783 against 0.767); a provider embedder keeps 0.60/0.25/0.15.',
+      'recall@3 0.839 with the exemption and about 0.23 with the floor applied to text matches, so the floor is applied only to hits the full-text search ' +
+      'did not find. Text-led weights for the offline embedder (0.30/0.55/0.15) were measured (recall@3 0.844 against 0.839) and ' +
+      'not adopted: they let off-topic questions through.',
     tags,
     auth: 'user',
     query: s.searchQuery,

@@ -142,10 +142,10 @@ describe('selection', () => {
 });
 
 describe('weights', () => {
-  it('keeps the spec weights for provider embedders and leads with text for the offline one', () => {
+  it('picks the weights by embedder: the spec weights for provider embedders, the offline profile for local ones', () => {
     expect(weightsFor('openai/text-embedding-3-large')).toEqual({ vector: 0.6, text: 0.25, importance: 0.15 });
     const offline = weightsFor('local/hash-embed-v1');
-    expect(offline.text).toBeGreaterThan(offline.vector);
+    expect(offline).toBe(OFFLINE_EMBEDDER_WEIGHTS);
     expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
   });
 
