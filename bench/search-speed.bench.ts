@@ -219,8 +219,19 @@ async function main() {
       vectorSearchOneKb: await timeEach(QUERIES, (i) =>
         index.search({ organizationId, knowledgeBaseIds: one, embedding: qvecs[i], text: null, candidatesPerKnowledgeBase: 20 }),
       ),
+      textSearchOneKb: await timeEach(QUERIES, (i) =>
+        index.search({ organizationId, knowledgeBaseIds: one, embedding: null, text: questions[i], candidatesPerKnowledgeBase: 20 }),
+      ),
       rawSqlNearestNeighbours: await timeEach(QUERIES, (i) =>
         knex.raw('SELECT id FROM kv_chunks_256 ORDER BY embedding <=> ?::vector(256) LIMIT 20', [`[${qvecs[i].join(',')}]`]),
+      ),
+      // ts_rank over the OR-ed query terms (the GIN index selects, ts_rank orders): the raw text query
+      rawSqlFullText: await timeEach(QUERIES, (i) =>
+        knex.raw(
+          `SELECT id FROM kv_chunks_256 CROSS JOIN (SELECT replace(plainto_tsquery('english', ?)::text, '&', '|')::tsquery AS q) x
+           WHERE knowledge_base_id = ? AND tsv @@ x.q ORDER BY ts_rank(tsv, x.q) DESC LIMIT 20`,
+          [questions[i], one[0]],
+        ),
       ),
     };
     console.log('search', result);
@@ -232,7 +243,7 @@ async function main() {
     totalSeconds: Math.round((performance.now() - started) / 1000),
     machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, loadAverage: os.loadavg() },
     setup: {
-      store: 'PGlite (in-memory) + pgvector, HNSW cosine, tsvector GIN',
+      store: 'PGlite (in-memory) + pgvector, HNSW cosine, tsvector GIN, BM25 term statistics',
       embedder: 'local/hash-embed-v1',
       dimensions: DIMS,
       knowledgeBases: KBS,

@@ -10,6 +10,7 @@
 import type { Knex } from 'knex';
 
 import type { MigrationSet } from '../postgres/migrator';
+import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
 
 export const PGVECTOR_MISSING_MESSAGE =
   'The PostgreSQL server lacks the pgvector extension (vector), which VECTOR_INDEX=pgvector needs. ' +
@@ -35,6 +36,7 @@ export const pgvectorMigrations: MigrationSet = {
         });
       },
     },
+    { name: '0020_bm25_term_statistics', up: createBm25Statistics },
   ],
 };
 
@@ -107,6 +109,7 @@ export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig
     await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_tsv_gin ON ${t} USING gin (tsv)`);
     await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_scope ON ${t} (organization_id, knowledge_base_id)`);
     await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_document ON ${t} (document_id, chunk_index)`);
+    await createStatsTriggers(trx, t);
     await trx.raw('INSERT INTO vector_spaces (dimensions, table_name, element_type) VALUES (?, ?, ?) ON CONFLICT (dimensions) DO NOTHING', [
       space.dimensions,
       t,

@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+
+import type { VectorChunk } from '../../core/ports/vector-index';
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
 import { type Database, openDatabase } from '../postgres/database';
 import { PGVECTOR_MISSING_MESSAGE } from './pgvector.schema';
@@ -62,5 +65,56 @@ describe('pgvector index shared by two processes', () => {
     const found = await reader.search(query);
     expect(found.vector.map((c) => c.chunk.content)).toEqual(['The lighthouse keeper']);
     expect(found.text.map((c) => c.chunk.content)).toEqual(['The lighthouse keeper']);
+  });
+});
+
+describe('pgvector BM25 term statistics', () => {
+  let db2: Database;
+  let index: PgvectorVectorIndex;
+  beforeAll(async () => {
+    db2 = await openDatabase({ memory: true });
+    index = await PgvectorVectorIndex.open({ knex: db2.knex });
+  });
+  afterAll(() => db2.close());
+
+  const stats = async (kb: string) => {
+    const row = await db2.knex('kv_kb_text_stats').where({ knowledge_base_id: kb }).first();
+    const df = await db2.knex('kv_kb_term_df').where({ knowledge_base_id: kb }).select('term', 'df');
+    return { chunks: row ? Number(row.chunks) : 0, df: Object.fromEntries(df.map((r: { term: string; df: number }) => [r.term, r.df])) };
+  };
+  const at = (org: string, kb: string, doc: string, i: number, content: string): VectorChunk => ({
+    id: randomUUID(),
+    organizationId: org,
+    knowledgeBaseId: kb,
+    documentId: doc,
+    chunkIndex: i,
+    content,
+    embedding: [1, 0, 0, 0],
+    embeddingType: 'text',
+    importance: 0.5,
+    metadata: {},
+  });
+
+  it('follows inserts, replacements and deletions, and the ranking follows the statistics', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const docs = Array.from({ length: 6 }, () => randomUUID());
+    // "alpha" in five documents, "beta" in one: beta is the rare term.
+    await index.upsert(docs.slice(0, 5).map((d, i) => at(org, kb, d, 0, `alpha note ${i}`)));
+    await index.upsert([at(org, kb, docs[5], 0, 'beta note')]);
+    expect(await stats(kb)).toMatchObject({ chunks: 6, df: { alpha: 5, beta: 1, note: 6 } });
+    const query = { organizationId: org, knowledgeBaseIds: [kb], embedding: null, text: 'alpha beta', candidatesPerKnowledgeBase: 10 };
+    expect((await index.search(query)).text[0].chunk.documentId).toBe(docs[5]);
+
+    // Replace four alpha documents by beta ones: now alpha is the rare term.
+    for (const d of docs.slice(0, 4))
+      await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: d }, [at(org, kb, d, 0, 'beta again')]);
+    expect(await stats(kb)).toMatchObject({ chunks: 6, df: { alpha: 1, beta: 5, note: 2 } });
+    expect((await index.search(query)).text[0].chunk.documentId).toBe(docs[4]);
+
+    await index.deleteByDocument(org, docs[4]);
+    expect((await stats(kb)).df.alpha).toBeUndefined();
+    await index.deleteByKnowledgeBase(org, kb);
+    expect(await stats(kb)).toEqual({ chunks: 0, df: {} });
   });
 });

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
+import { BM25_SCORE, BM25_TERMS, bm25Matches } from './pgvector.bm25';
 import { createSpace, ensurePgvectorExtension, listSpaces, pgvectorMigrations, spaceFor, type VectorSpace } from './pgvector.schema';
 
 export interface PgvectorVectorIndexOptions {
@@ -26,15 +27,6 @@ export const pgvectorOptionsSchema = {
 
 const COLUMNS =
   'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
-
-/**
- * Full-text relevance in 0-1: three quarters the share of the query's lexemes found in the chunk, one
- * quarter ts_rank saturated as r / (r + 0.1). The query is OR-ed (any term matches), stemmed and stop-word
- * filtered by the text search configuration.
- */
-const TEXT_SCORE = `CASE WHEN cardinality(q.lex) = 0 THEN 0 ELSE
-  0.75 * (SELECT count(*) FROM unnest(q.lex) l WHERE l = ANY(tsvector_to_array(c.tsv)))::float8 / cardinality(q.lex)
-  + 0.25 * (ts_rank(c.tsv, q.tq) / (ts_rank(c.tsv, q.tq) + 0.1)) END`;
 
 /** float4 keeps about 7 significant digits: sending 9 instead of 17 halves the text on the wire. */
 const toVectorLiteral = (v: number[]) => `[${v.map((x) => (Number.isFinite(x) ? Number(x.toPrecision(9)) : 0)).join(',')}]`;
@@ -203,54 +195,69 @@ export class PgvectorVectorIndex implements VectorIndex {
     if (spaces.length === 0) return { vector: [], text: [] };
 
     return this.db.transaction(async (trx) => {
-      const out: HybridCandidates = { vector: [], text: [] };
-      const qCte = `q AS (SELECT replace(plainto_tsquery('${this.textConfig}', ?)::text, '&', '|')::tsquery AS tq, tsvector_to_array(to_tsvector('${this.textConfig}', ?)) AS lex)`;
-      const qArgs = [text ?? '', text ?? ''];
       if (query.embedding) {
-        const space = spaces[0];
-        const cast = `?::${space.elementType}(${space.dimensions})`;
-        const e = toVectorLiteral(query.embedding);
         // One round trip for both settings (no bind parameters, so the simple protocol takes both statements).
         const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
         await trx.raw(
           `SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`,
         );
-        const rows = await trx.raw(
-          `WITH ${qCte}
-           SELECT ${COLUMNS}, 1 - (c.embedding <=> ${cast}) AS sim, ${text ? TEXT_SCORE : 'NULL'} AS text_score
-           FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id)
-           CROSS JOIN LATERAL (
-             SELECT * FROM ${space.table} c
-             WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id
-             ORDER BY c.embedding <=> ${cast} LIMIT ?
-           ) c`,
-          [...qArgs, e, kbIds, query.organizationId, e, limit],
-        );
-        out.vector = rows.rows.map(toCandidate).sort((a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore!);
       }
-      if (text) {
-        for (const space of spaces) {
-          const cast = `?::${space.elementType}(${space.dimensions})`;
-          const sim = query.embedding ? `1 - (c.embedding <=> ${cast})` : 'NULL';
-          const rows = await trx.raw(
-            `WITH ${qCte}
-             SELECT ${COLUMNS}, ${sim} AS sim, ${TEXT_SCORE} AS text_score
-             FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id)
-             CROSS JOIN LATERAL (
-               SELECT * FROM ${space.table} c
-               WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id AND c.tsv @@ q.tq
-               ORDER BY ts_rank(c.tsv, q.tq) DESC, c.id LIMIT ?
-             ) c`,
-            [...qArgs, ...(query.embedding ? [toVectorLiteral(query.embedding)] : []), kbIds, query.organizationId, limit],
-          );
-          out.text.push(...rows.rows.map(toCandidate));
-        }
-        out.text = out.text
+      const rows: Record<string, unknown>[] = [];
+      for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
+      const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
+      const byText = (a: Candidate, b: Candidate) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id);
+      return {
+        vector: rows
+          .filter((r) => r.half === 'v')
+          .map(toCandidate)
+          .sort(byVector),
+        text: rows
+          .filter((r) => r.half === 't')
+          .map(toCandidate)
           .filter((c) => (c.textScore ?? 0) > 0)
-          .sort((a, b) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id));
-      }
-      return out;
+          .sort(byText),
+      };
     });
+  }
+
+  /**
+   * Both halves of one space in one statement, per knowledge base: the nearest neighbours (HNSW, filtered
+   * inside the scan by iterative scans) and the best BM25 matches, each scored on the other measure too.
+   */
+  private async searchSpace(
+    trx: Knex.Transaction,
+    space: VectorSpace,
+    kbIds: string[],
+    query: HybridSearchQuery,
+    text: string | null,
+    limit: number,
+  ): Promise<Record<string, unknown>[]> {
+    const cast = `?::${space.elementType}(${space.dimensions})`;
+    const e = query.embedding ? toVectorLiteral(query.embedding) : null;
+    const sim = e ? `1 - (c.embedding <=> ${cast})` : 'NULL::float8';
+    const scope = `c.organization_id = ? AND c.knowledge_base_id = kb.id`;
+    const halves: { sql: string; args: Knex.RawBinding[] }[] = [];
+    if (e) {
+      halves.push({
+        sql: `SELECT c.*, ${text ? BM25_SCORE : '0::float8'} AS bm25, 'v' AS half, ${sim} AS sim
+          FROM (SELECT * FROM ${space.table} c WHERE ${scope} ORDER BY c.embedding <=> ${cast} LIMIT ?) c`,
+        args: [e, query.organizationId, e, limit],
+      });
+    }
+    if (text) {
+      halves.push({
+        sql: `SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(space.table)}) c`,
+        args: [...(e ? [e] : []), query.organizationId, limit, query.organizationId, limit, limit],
+      });
+    }
+    const result = await trx.raw(
+      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', ?))) l)
+       SELECT ${COLUMNS}, c.half, c.sim, least(1, c.bm25 / greatest(qt.idf_total, 1e-9)) AS text_score
+       FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id) ${BM25_TERMS}
+       CROSS JOIN LATERAL (${halves.map((h) => `(${h.sql})`).join(' UNION ALL ')}) c`,
+      [text ?? '', kbIds, ...halves.flatMap((h) => h.args)],
+    );
+    return result.rows as Record<string, unknown>[];
   }
 
   private async knownSpaces(wanted?: number): Promise<Set<number>> {

@@ -7,9 +7,11 @@ import {
   dropNearDuplicates,
   fuse,
   jaccard,
+  OFFLINE_EMBEDDER_WEIGHTS,
   scoreCandidates,
   selectResults,
   shingles,
+  weightsFor,
 } from './ranking';
 
 let n = 0;
@@ -136,5 +138,23 @@ describe('selection', () => {
     const items = [0, 1, 2, 3].map((i) => ({ ...base, chunk: stored({ documentId: `same-${i % 2}` }), score: 0.9 - i / 10 }));
     const out = selectResults(items, { ...o, topKPerKnowledgeBase: 3, maxChunksPerDocument: 1 });
     expect(out.map((r) => r.chunk.id)).toEqual([items[0].chunk.id, items[1].chunk.id]);
+  });
+});
+
+describe('weights', () => {
+  it('picks the weights by embedder: the spec weights for provider embedders, the offline profile for local ones', () => {
+    expect(weightsFor('openai/text-embedding-3-large')).toEqual({ vector: 0.6, text: 0.25, importance: 0.15 });
+    const offline = weightsFor('local/hash-embed-v1');
+    expect(offline).toBe(OFFLINE_EMBEDDER_WEIGHTS);
+    expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
+  });
+
+  it('applies the vector floor to text matches only when asked to', () => {
+    const [c] = fuse([], [cand(stored(), 0.1, 0.9)], 60);
+    const exempt = scoreCandidates([c], null, { ...DEFAULT_RANKING, weights: OFFLINE_EMBEDDER_WEIGHTS });
+    expect(exempt).toHaveLength(1);
+    expect(
+      scoreCandidates([c], null, { ...DEFAULT_RANKING, weights: OFFLINE_EMBEDDER_WEIGHTS, textMatchesSkipVectorFloor: false }),
+    ).toEqual([]);
   });
 });

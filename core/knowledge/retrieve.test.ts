@@ -4,6 +4,7 @@ import type { Store } from '../ports/store';
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorIndex } from '../ports/vector-index';
 import type { KnowledgeBase } from './knowledge-base';
 import { tablePricing } from './pricing';
+import { DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, retrieve } from './retrieve';
 
 const kb = (id: string, model = 'local/hash-embed-v1', dimensions = 16): KnowledgeBase => ({
@@ -80,7 +81,8 @@ describe('retrieve', () => {
     const e = embedder();
     const r = await retrieve(
       { store: store([kb('kb-a'), kb('kb-b', 'local/hash-embed-v1', 32)]), vectorIndex: index, embedder: e, reranker: null },
-      { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-b', 'kb-a'], query: ' how? ' },
+      // the spec's weights (the offline embedder's own profile is pinned in ranking.test.ts)
+      { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-b', 'kb-a'], query: ' how? ', options: { weights: DEFAULT_RANKING.weights } },
     );
     expect(e.calls.map((x) => [x.dimensions, x.purpose, x.texts])).toEqual([
       [16, 'query', ['how?']],

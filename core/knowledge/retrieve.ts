@@ -16,7 +16,7 @@ import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import type { VectorIndex } from '../ports/vector-index';
 import { type LearningPriorSource, withLearningPrior } from './learning-prior';
 import type { KnowledgePricing } from './pricing';
-import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults } from './ranking';
+import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults, weightsFor } from './ranking';
 
 export interface RetrievalDeps {
   store: Store;
@@ -71,7 +71,11 @@ export async function retrieve(
   deps: RetrievalDeps,
   input: { organizationId: string; knowledgeBaseIds: string[]; query: string; options?: RetrievalOptions },
 ): Promise<RetrievalResult> {
-  const o: RankingOptions = { ...DEFAULT_RANKING, ...stripUndefined(input.options ?? {}) } as RankingOptions;
+  const o: RankingOptions = {
+    ...DEFAULT_RANKING,
+    weights: weightsFor(deps.embedder.model),
+    ...stripUndefined(input.options ?? {}),
+  } as RankingOptions;
   const mode = input.options?.mode ?? 'hybrid';
   const perKb = input.options?.candidatesPerKnowledgeBase ?? DEFAULT_CANDIDATES_PER_KB;
   const usage: RetrievalUsage = { embeddingModel: null, embeddingTokens: 0, rerankModel: null, rerankSearchUnits: 0 };

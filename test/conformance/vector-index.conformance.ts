@@ -158,6 +158,32 @@ export function vectorIndexConformance(name: string, options: VectorIndexConform
       expect(none.text).toEqual([]);
     });
 
+    it('ranks full text by BM25: a rare term outweighs a common one, shorter chunks win ties, identifiers match', async () => {
+      const s = scope();
+      const filler = Array.from({ length: 8 }, (_, i) =>
+        chunk({ ...s, doc: randomUUID() }, i, `The server logs every request ${i}. The server restarts at night.`, unit(i % DIM)),
+      );
+      await index.upsert([
+        ...filler,
+        chunk(s, 20, 'Server server server: the server handles the server queue of the server.', unit(1)),
+        chunk(s, 21, 'Pass --no-clobber to keep existing files; O_NONBLOCK makes the server socket non-blocking.', unit(2)),
+        chunk(s, 22, 'Retries use exponential backoff with jitter.', unit(3)),
+        chunk(
+          s,
+          23,
+          'Backoff between retries grows exponentially, with jitter added so that clients do not retry together in lockstep.',
+          unit(4),
+        ),
+      ]);
+      const idf = await search(s, null, 'server backoff', [s.kb], 20);
+      expect([22, 23]).toContain(idf.text[0].chunk.chunkIndex); // the rare term decides, not tf of the common one
+      expect(idf.text[0].chunk.chunkIndex).toBe(22); // same terms, shorter chunk
+      const flag = await search(s, null, 'what does --no-clobber do');
+      expect(flag.text[0].chunk.chunkIndex).toBe(21);
+      const constant = await search(s, null, 'O_NONBLOCK');
+      expect(constant.text[0].chunk.chunkIndex).toBe(21);
+    });
+
     it('runs both searches in one call; vector-only and text-only queries work alone', async () => {
       const s = scope();
       await index.upsert([chunk(s, 0, 'Invoices are emailed monthly.', unit(4)), chunk(s, 1, 'Passwords expire yearly.', unit(5))]);

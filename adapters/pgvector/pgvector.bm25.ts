@@ -1,0 +1,129 @@
+/**
+ * BM25 for the pgvector index's full-text half. `ts_rank` has no inverse document frequency and no usable
+ * length normalisation, so the index keeps term statistics per knowledge base, maintained by statement-level
+ * triggers on every chunk table (so ingestion, replacement and deletion cannot forget them):
+ *   kv_kb_text_stats(knowledge_base_id, chunks, lexemes)   chunk count and total chunk length
+ *   kv_kb_term_df(knowledge_base_id, term, df)             chunks of the knowledge base containing the lexeme
+ * Chunk length is the number of distinct lexemes of its tsvector (`length(tsv)`), a cheap and stable BM25
+ * length for ~1000-character chunks. Stemming and stop words come from the table's text search configuration.
+ */
+import type { Knex } from 'knex';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/**
+ * Terms in more than this share of a knowledge base's chunks do not select candidates when the query has
+ * rarer terms (they still score): their idf is near zero, and matching on them scans most of the table.
+ */
+export const COMMON_TERM_SHARE = 0.2;
+
+/** Statement-level trigger function: adds the inserted rows' statistics and subtracts the deleted ones'. */
+const STATS_FUNCTION = `CREATE OR REPLACE FUNCTION kv_text_stats_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  IF TG_OP IN ('UPDATE', 'DELETE') THEN
+    WITH gone AS (
+      SELECT knowledge_base_id AS kb, count(*) AS n, sum(length(tsv)) AS lexemes FROM old_rows GROUP BY 1
+    )
+    UPDATE kv_kb_text_stats s SET chunks = s.chunks - gone.n, lexemes = s.lexemes - gone.lexemes
+    FROM gone WHERE s.knowledge_base_id = gone.kb;
+    WITH gone AS (
+      SELECT r.knowledge_base_id AS kb, l AS term, count(*) AS n
+      FROM old_rows r, unnest(tsvector_to_array(r.tsv)) l GROUP BY 1, 2
+    )
+    UPDATE kv_kb_term_df d SET df = d.df - gone.n FROM gone WHERE d.knowledge_base_id = gone.kb AND d.term = gone.term;
+    DELETE FROM kv_kb_term_df d WHERE d.df <= 0 AND d.knowledge_base_id IN (SELECT DISTINCT knowledge_base_id FROM old_rows);
+    DELETE FROM kv_kb_text_stats s WHERE s.chunks <= 0 AND s.knowledge_base_id IN (SELECT DISTINCT knowledge_base_id FROM old_rows);
+  END IF;
+  IF TG_OP IN ('INSERT', 'UPDATE') THEN
+    INSERT INTO kv_kb_text_stats AS s (knowledge_base_id, chunks, lexemes)
+      SELECT knowledge_base_id, count(*), sum(length(tsv)) FROM new_rows GROUP BY 1 ORDER BY 1
+    ON CONFLICT (knowledge_base_id) DO UPDATE SET chunks = s.chunks + excluded.chunks, lexemes = s.lexemes + excluded.lexemes;
+    -- sorted, so concurrent ingestions lock shared terms in the same order
+    INSERT INTO kv_kb_term_df AS d (knowledge_base_id, term, df)
+      SELECT r.knowledge_base_id, l, count(*) FROM new_rows r, unnest(tsvector_to_array(r.tsv)) l GROUP BY 1, 2 ORDER BY 1, 2
+    ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = d.df + excluded.df;
+  END IF;
+  RETURN NULL;
+END
+$fn$`;
+
+/** Creates the statistics triggers of one chunk table (idempotent). */
+export async function createStatsTriggers(db: Knex | Knex.Transaction, table: string): Promise<void> {
+  await db.raw(
+    `CREATE OR REPLACE TRIGGER ${table}_stats_ins AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION kv_text_stats_apply()`,
+  );
+  await db.raw(
+    `CREATE OR REPLACE TRIGGER ${table}_stats_upd AFTER UPDATE ON ${table} REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION kv_text_stats_apply()`,
+  );
+  await db.raw(
+    `CREATE OR REPLACE TRIGGER ${table}_stats_del AFTER DELETE ON ${table} REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION kv_text_stats_apply()`,
+  );
+}
+
+/** Migration body: statistics tables, the trigger function, and triggers + backfill for existing chunk tables. */
+export async function createBm25Statistics(db: Knex): Promise<void> {
+  await db.raw(`CREATE TABLE kv_kb_text_stats (
+    knowledge_base_id uuid PRIMARY KEY,
+    chunks bigint NOT NULL,
+    lexemes bigint NOT NULL
+  )`);
+  await db.raw(`CREATE TABLE kv_kb_term_df (
+    knowledge_base_id uuid NOT NULL,
+    term text NOT NULL,
+    df integer NOT NULL,
+    PRIMARY KEY (knowledge_base_id, term)
+  )`);
+  await db.raw(STATS_FUNCTION);
+  const spaces = (await db('vector_spaces').select('table_name')) as { table_name: string }[];
+  for (const { table_name: t } of spaces) {
+    await createStatsTriggers(db, t);
+    await db.raw(`INSERT INTO kv_kb_text_stats AS s (knowledge_base_id, chunks, lexemes)
+      SELECT knowledge_base_id, count(*), sum(length(tsv)) FROM ${t} GROUP BY 1
+      ON CONFLICT (knowledge_base_id) DO UPDATE SET chunks = s.chunks + excluded.chunks, lexemes = s.lexemes + excluded.lexemes`);
+    await db.raw(`INSERT INTO kv_kb_term_df AS d (knowledge_base_id, term, df)
+      SELECT knowledge_base_id, l, count(*) FROM ${t}, unnest(tsvector_to_array(tsv)) l GROUP BY 1, 2
+      ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = d.df + excluded.df`);
+  }
+}
+
+/**
+ * Per knowledge base `kb(id)` (a lateral row): `st` its statistics, `qt` the query's lexemes known to it with
+ * their idf, `sel` the rare terms OR-ed (null when none is rare) and `any_term` all of them OR-ed.
+ * Expects a CTE `q(lex text[])` of the query's distinct lexemes.
+ */
+export const BM25_TERMS = `
+  CROSS JOIN LATERAL (
+    SELECT coalesce(max(s.chunks), 0)::float8 AS n, coalesce(max(s.lexemes)::float8 / nullif(max(s.chunks), 0), 1) AS avgdl
+    FROM kv_kb_text_stats s WHERE s.knowledge_base_id = kb.id
+  ) st
+  CROSS JOIN LATERAL (
+    SELECT array_agg(d.term) AS terms,
+      array_agg(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))) AS idfs,
+      -- query terms the knowledge base lacks count with the highest idf, so matching one common word of an
+      -- off-topic question does not look like a full match
+      coalesce(sum(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))), 0)
+        + ((SELECT cardinality(lex) FROM q) - count(d.term)) * ln(1 + (st.n + 0.5) / 0.5) AS idf_total,
+      string_agg(quote_literal(d.term), ' | ') FILTER (WHERE d.df <= ${COMMON_TERM_SHARE} * st.n)::tsquery AS sel,
+      string_agg(quote_literal(d.term), ' | ')::tsquery AS any_term
+    FROM q, kv_kb_term_df d
+    WHERE d.knowledge_base_id = kb.id AND d.term = ANY(q.lex) AND position(E'\\\\' in d.term) = 0
+  ) qt`;
+
+/** BM25 of chunk row `c` against `qt` (in a LATERAL subquery; 0 when nothing matches). */
+export const BM25_SCORE = `(SELECT coalesce(sum(i.idf * f.tf * ${BM25_K1 + 1} / (f.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(c.tsv) / st.avgdl))), 0)
+    FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf FROM unnest(c.tsv) u) f
+    JOIN unnest(qt.terms, qt.idfs) AS i(term, idf) ON i.term = f.lexeme)`;
+
+/**
+ * The best BM25 matches of one chunk table for `kb`, `qt`: first among chunks holding a rare query term; only
+ * when those are fewer than the limit, also among chunks holding only common terms (that scan is the slow one).
+ * Bindings: organization id, limit, organization id, limit, limit.
+ */
+export function bm25Matches(table: string): string {
+  const scored = `SELECT c.*, ${BM25_SCORE} AS bm25 FROM ${table} c WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id`;
+  return `WITH rare AS (${scored} AND c.tsv @@ qt.sel ORDER BY bm25 DESC, c.id LIMIT ?)
+    SELECT * FROM rare
+    UNION ALL
+    (${scored} AND c.tsv @@ qt.any_term AND NOT (qt.sel IS NOT NULL AND c.tsv @@ qt.sel)
+      AND (SELECT count(*) FROM rare) < ? ORDER BY bm25 DESC, c.id LIMIT ?)`;
+}

@@ -1,0 +1,206 @@
+/**
+ * Retrieval evaluation (issue 16): 300 READMEs of permissively licensed npm packages, 180 questions in three
+ * classes (bench/eval/build-corpus.ts), ingested through the real pipeline into PGlite + pgvector with the
+ * offline embedder. Reports recall@1, recall@3 and MRR@3 per question class for text only, vector only,
+ * hybrid and hybrid + the local reranker (ranking only: floors off, one chunk per document, top 10), an
+ * in-memory BM25 baseline over the same chunks, and the production defaults (floors on, top 3).
+ *
+ *   npm run eval        writes bench/results/retrieval-eval.json
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
+import { openDatabase } from '../adapters/postgres/database';
+import type { IngestJobPayload } from '../core/knowledge/documents';
+import { processIngestJob } from '../core/knowledge/ingest-document';
+import { ingestText } from '../core/knowledge/ingest-text';
+import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
+import { DEFAULT_RANKING } from '../core/knowledge/ranking';
+import { type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
+import { createKnowledgeHarness, type KnowledgeHarness } from '../test/knowledge/knowledge-harness';
+import type { EvalDocument, EvalQuestion, QuestionClass } from './eval/build-corpus';
+import { type ClassMetrics, documentsOf, InMemoryBm25, score } from './eval/metrics';
+
+const CLASSES: QuestionClass[] = ['name', 'identifier', 'paraphrase'];
+
+export type MethodReport = Record<QuestionClass | 'all', ClassMetrics>;
+
+export interface EvalReport {
+  date: string;
+  corpus: { documents: number; chunks: number; questions: number; licence: string };
+  embedder: { model: string; dimensions: number };
+  ingestSeconds: number;
+  methods: Record<string, MethodReport>;
+  searchMs: { p50: number; p95: number };
+}
+
+export const RANKING_ONLY: RetrievalOptions = {
+  minVectorScore: 0,
+  minCombinedScore: 0,
+  topKPerKnowledgeBase: 10,
+  maxChunksPerDocument: 1,
+  tokenBudget: null,
+  rerank: false,
+};
+
+export interface EvalWorld {
+  h: KnowledgeHarness;
+  organizationId: string;
+  knowledgeBaseId: string;
+  questions: EvalQuestion[];
+  /** Our document id (package name) by platform document id. */
+  nameOf: Map<string, string>;
+  chunks: { documentId: string; content: string }[];
+  ingestSeconds: number;
+  documents: number;
+}
+
+export async function loadEvalWorld(options: { dimensions?: number; limitQuestions?: number } = {}): Promise<EvalWorld> {
+  const corpus = JSON.parse(readFileSync(join(__dirname, 'eval/corpus.json'), 'utf8')) as {
+    documents: EvalDocument[];
+    questions: EvalQuestion[];
+  };
+  // EVAL_CACHE_DIR keeps the ingested database between runs while tuning ranking (ingestion takes minutes).
+  const cache = process.env.EVAL_CACHE_DIR;
+  const marker = cache ? join(cache, 'eval-world.json') : null;
+  const database = cache ? await openDatabase({ dataDir: cache }) : undefined;
+  const h = await createKnowledgeHarness({ dimensions: options.dimensions ?? 1024, reranker: new LocalReranker(), database });
+  const cached =
+    marker && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { o: string; k: string; names: [string, string][] }) : null;
+  const organizationId = cached?.o ?? (await h.newOrganization('eval')).organizationId;
+  const kb = cached ? { id: cached.k } : await h.newKnowledgeBase(organizationId);
+  const nameOf = new Map<string, string>(cached?.names ?? []);
+  const started = Date.now();
+  for (const d of cached ? [] : corpus.documents) {
+    const r = await ingestText(h.deps, { organizationId, knowledgeBaseId: kb.id, title: d.title, text: d.text });
+    nameOf.set(r.document.id, d.id);
+    const outcome = await processIngestJob(h.deps, {
+      id: r.jobId!,
+      queue: INGEST_QUEUE,
+      attempt: 1,
+      payload: { organizationId, documentId: r.document.id } as IngestJobPayload,
+    });
+    if (outcome !== 'completed') throw new Error(`ingest ${d.id}: ${outcome}`);
+  }
+  const ingestSeconds = (Date.now() - started) / 1000;
+  if (marker && !cached) writeFileSync(marker, JSON.stringify({ o: organizationId, k: kb.id, names: [...nameOf] }));
+  const table = `kv_chunks_${options.dimensions ?? 1024}`;
+  const rows = (await h.db.knex(table).select('document_id', 'content').orderBy(['document_id', 'chunk_index'])) as {
+    document_id: string;
+    content: string;
+  }[];
+  const chunks = rows.map((r) => ({ documentId: nameOf.get(r.document_id)!, content: r.content }));
+  const questions = options.limitQuestions ? corpus.questions.slice(0, options.limitQuestions) : corpus.questions;
+  return { h, organizationId, knowledgeBaseId: kb.id, questions, nameOf, chunks, ingestSeconds, documents: corpus.documents.length };
+}
+
+function report(w: EvalWorld, ranked: string[][]): MethodReport {
+  const out = {} as MethodReport;
+  for (const c of CLASSES) {
+    const idx = w.questions.map((q, i) => (q.class === c ? i : -1)).filter((i) => i >= 0);
+    out[c] = score(
+      idx.map((i) => ranked[i]),
+      idx.map((i) => w.questions[i].documentId),
+    );
+  }
+  out.all = score(
+    ranked,
+    w.questions.map((q) => q.documentId),
+  );
+  return out;
+}
+
+export async function runMethod(w: EvalWorld, options: RetrievalOptions, timings?: number[]): Promise<MethodReport> {
+  const ranked: string[][] = [];
+  for (const q of w.questions) {
+    const t0 = performance.now();
+    const r = await retrieve(w.h.deps, {
+      organizationId: w.organizationId,
+      knowledgeBaseIds: [w.knowledgeBaseId],
+      query: q.question,
+      options,
+    });
+    timings?.push(performance.now() - t0);
+    ranked.push(documentsOf(r.chunks.map((c) => w.nameOf.get(c.documentId)!)));
+  }
+  return report(w, ranked);
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] * 100) / 100;
+};
+
+export async function runRetrievalEval(options: { dimensions?: number } = {}): Promise<EvalReport> {
+  const w = await loadEvalWorld(options);
+  try {
+    const bm25 = new InMemoryBm25(w.chunks);
+    const timings: number[] = [];
+    const only = process.env.EVAL_METHODS?.split(',');
+    const runs: [string, () => Promise<MethodReport>][] = [
+      [
+        'bm25Baseline',
+        async () =>
+          report(
+            w,
+            w.questions.map((q) => bm25.search(q.question)),
+          ),
+      ],
+      ['textOnly', () => runMethod(w, { ...RANKING_ONLY, mode: 'text' })],
+      ['vectorOnly', () => runMethod(w, { ...RANKING_ONLY, mode: 'vector' })],
+      ['hybrid', () => runMethod(w, RANKING_ONLY, timings)],
+      ['hybridRerank', () => runMethod(w, { ...RANKING_ONLY, rerank: true })],
+      ['productionDefaults', () => runMethod(w, { rerank: false })],
+      ['productionVectorFloorOnTextMatches', () => runMethod(w, { rerank: false, textMatchesSkipVectorFloor: false })],
+      ['productionSpecWeights', () => runMethod(w, { rerank: false, weights: DEFAULT_RANKING.weights })],
+    ];
+    // EVAL_WEIGHTS="v,t,i;v,t,i" adds hybrid runs with other combined-score weights (calibration).
+    for (const spec of process.env.EVAL_WEIGHTS?.split(';') ?? []) {
+      const [vector, text, importance] = spec.split(',').map(Number);
+      runs.push([`hybrid ${spec}`, () => runMethod(w, { ...RANKING_ONLY, weights: { vector, text, importance } })]);
+    }
+    const methods: Record<string, MethodReport> = {};
+    for (const [name, run] of runs) if (!only || only.includes(name) || name.includes(',')) methods[name] = await run();
+    return {
+      date: new Date().toISOString(),
+      corpus: {
+        documents: w.documents,
+        chunks: w.chunks.length,
+        questions: w.questions.length,
+        licence: 'READMEs of MIT/ISC/Apache-2.0/BSD/BlueOak packages, licence per document in bench/eval/corpus.json',
+      },
+      embedder: { model: w.h.deps.embedder.model, dimensions: options.dimensions ?? 1024 },
+      ingestSeconds: w.ingestSeconds,
+      methods,
+      searchMs: timings.length ? { p50: pct(timings, 50), p95: pct(timings, 95) } : { p50: 0, p95: 0 },
+    };
+  } finally {
+    await w.h.close();
+    if (process.env.EVAL_CACHE_DIR) await w.h.db.close();
+  }
+}
+
+export function summary(r: EvalReport): string {
+  const lines = [`${r.corpus.documents} documents, ${r.corpus.chunks} chunks, ${r.corpus.questions} questions`];
+  for (const [name, m] of Object.entries(r.methods)) {
+    const cls = CLASSES.map((c) => `${c} ${m[c].recallAt3}`).join(', ');
+    lines.push(
+      `${name.padEnd(20)} r@1 ${m.all.recallAt1}  r@3 ${m.all.recallAt3}  mrr@3 ${m.all.mrrAt3}  <3: ${m.all.underThree}  (r@3 ${cls})`,
+    );
+  }
+  return lines.join('\n');
+}
+
+if (require.main === module) {
+  runRetrievalEval()
+    .then((result) => {
+      mkdirSync(join(__dirname, 'results'), { recursive: true });
+      writeFileSync(join(__dirname, 'results', 'retrieval-eval.json'), `${JSON.stringify(result, null, 2)}\n`);
+      console.log(summary(result));
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+}
