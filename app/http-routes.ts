@@ -68,6 +68,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       },
       get appUrl() {
         return infra.config.appUrl;
+      },
     }),
     ...analyticsRoutes(services.analytics),
   };
