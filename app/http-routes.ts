@@ -1,11 +1,11 @@
 import type { HandlerMap } from '../adapters/http/handler';
 import { accountSecurityRoutes } from '../adapters/http/routes/account-security.routes';
 import { agentRoutes } from '../adapters/http/routes/agents.routes';
-import { channelRoutes } from '../adapters/http/routes/channels.routes';
 import { analyticsRoutes } from '../adapters/http/routes/analytics.routes';
+import { channelRoutes } from '../adapters/http/routes/channels.routes';
 import { chatRoutes } from '../adapters/http/routes/chat.routes';
-import { graphRoutes } from '../adapters/http/routes/graph.routes';
 import { contactRoutes } from '../adapters/http/routes/contacts.routes';
+import { graphRoutes } from '../adapters/http/routes/graph.routes';
 import { groupRoutes } from '../adapters/http/routes/groups.routes';
 import { identityRoutes } from '../adapters/http/routes/identity.routes';
 import { jobRoutes } from '../adapters/http/routes/jobs.routes';

@@ -1,7 +1,7 @@
 import type { Container } from 'inversify';
 
-import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
 import { analyticsJobConsumer } from './analytics-services';
+import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { graphOptimizeConsumer } from './graph-services';

@@ -9,8 +9,8 @@ import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
-import type { DiscoveryMethod, SearchResult } from './search-result';
 import { recordSearch } from './search-recording';
+import type { DiscoveryMethod, SearchResult } from './search-result';
 
 export interface SearchInput {
   knowledgeBaseIds: string[];

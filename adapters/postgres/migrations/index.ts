@@ -11,10 +11,10 @@ import { signedVariablesMigration } from './0013_signed_variables';
 import { userGroupsMigration } from './0015_user_groups';
 import { jobsMigration } from './0016_jobs';
 import { graphMigration } from './0030_graph';
-import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { channelsContactsMigration } from './0035_channels_contacts';
-import { ssoProvidersMigration } from './0050_sso_providers';
 import { analyticsMigration } from './0040_analytics';
+import { provisioningBuildsMigration } from './0045_provisioning_builds';
+import { ssoProvidersMigration } from './0050_sso_providers';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
