@@ -43,7 +43,8 @@ export const pageQuery = (defaultLimit: number, max = 200) =>
     type: 'object',
     properties: {
       limit: { type: 'integer', minimum: 1, maximum: max, default: defaultLimit },
-      offset: { type: 'integer', minimum: 0, default: 0 },
+      // Past a 32-bit integer no page exists, and the database refuses it: a 400, not a 500.
+      offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
     },
   }) as const;
 export const errorSchema: JsonSchema = {

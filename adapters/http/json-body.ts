@@ -24,18 +24,21 @@ export function jsonDepthExceeds(text: string, max: number): boolean {
   return false;
 }
 
-/** Path of the first string (value or key) holding a NUL character, or null. Iterative: no recursion. */
+/** NUL, and UTF-16 surrogates without their pair: neither can be stored as Postgres text or jsonb. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Path of the first string (value or key) holding a character Postgres cannot store, or null. Iterative. */
 export function findNul(value: unknown, where = 'body'): string | null {
   const stack: [unknown, string][] = [[value, where]];
   while (stack.length) {
     const [v, path] = stack.pop()!;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return path;
+      if (UNSTORABLE.test(v)) return path;
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
     } else if (v !== null && typeof v === 'object') {
       for (const [k, item] of Object.entries(v)) {
-        if (k.includes('\u0000')) return path;
+        if (UNSTORABLE.test(k)) return path;
         stack.push([item, `${path}.${k}`]);
       }
     }
@@ -46,7 +49,9 @@ export function findNul(value: unknown, where = 'body'): string | null {
 export function assertNoNul(value: unknown, where: string): void {
   const at = findNul(value, where);
   if (at)
-    throw new DomainError('VALIDATION', `${at} must not contain NUL characters`, [{ field: at, message: 'contains a NUL character' }]);
+    throw new DomainError('VALIDATION', `${at} must not contain NUL characters or unpaired surrogates`, [
+      { field: at, message: 'contains a NUL character or an unpaired surrogate' },
+    ]);
 }
 
 /** Parses a JSON request body: depth capped, no NUL in any string, errors as 400 Validation Error. */

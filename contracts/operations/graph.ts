@@ -10,7 +10,10 @@ const kbParams = { type: 'object', required: ['id'], properties: { id: uuid } } 
 const entityParams = { type: 'object', required: ['id', 'entityId'], properties: { id: uuid, entityId: uuid } } as const;
 const suggestionParams = { type: 'object', required: ['id', 'suggestionId'], properties: { id: uuid, suggestionId: uuid } } as const;
 const page = (def: number) =>
-  ({ limit: { type: 'integer', minimum: 1, maximum: 1000, default: def }, offset: { type: 'integer', minimum: 0, default: 0 } }) as const;
+  ({
+    limit: { type: 'integer', minimum: 1, maximum: 1000, default: def },
+    offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
+  }) as const;
 
 const entity = {
   type: 'object',
@@ -210,7 +213,11 @@ export const graphOperations = [
     // limit is clamped to 1-200 by the use case, so out-of-range values are accepted, not rejected
     query: {
       type: 'object',
-      properties: { category: str, limit: { type: 'integer', default: 50 }, offset: { type: 'integer', default: 0 } },
+      properties: {
+        category: str,
+        limit: { type: 'integer', default: 50 },
+        offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
+      },
     },
     responses: {
       '200': {

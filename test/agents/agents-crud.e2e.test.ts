@@ -180,7 +180,7 @@ describe('organizations and roles', () => {
     expect((await p.http.get(`/api/bots/${id}/grants`, { token: owner.accessToken })).body.grants).toHaveLength(1);
     expect((await p.http.get(`/api/bots/${id}/delete-impact`, { token: viewer.accessToken })).status).toBe(200);
     expect((await p.http.delete(`/api/bots/${id}`, { token: viewer.accessToken })).status).toBe(204);
-    expect(await auditActions(p, owner.orgId, id)).toEqual(['agent.delete']);
+    expect(await auditActions(p, owner.orgId, id)).toEqual(['agent.create', 'agent.delete']);
   });
 
   it('members hold delete on every agent of the organization', async () => {

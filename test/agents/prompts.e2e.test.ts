@@ -81,6 +81,7 @@ describe('prompt configuration versions', () => {
     ]);
     expectError(await p.http.get(`/api/bots/${id}/prompt-config-versions/00000000-0000-4000-8000-000000000000`, as), 404, 'Not Found');
     expect(await auditActions(p, owner.orgId, id)).toEqual([
+      'agent.create',
       'prompt_config.save',
       'prompt_config.save',
       'prompt_config.save',

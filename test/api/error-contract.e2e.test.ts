@@ -45,6 +45,10 @@ describe('one error contract at every layer', () => {
     const numberName = await p.http.post('/api/knowledge/kb', { name: 123 }, { token: owner.accessToken });
     expect(numberName.status).toBe(400);
     expect(numberName.body.error).toBe('Validation Error');
+    // An unpaired surrogate cannot be stored (Postgres refuses it in text and jsonb): a 400 naming the field.
+    const surrogate = await p.http.post('/api/knowledge/kb', { name: 'broken \ud800 name' }, { token: owner.accessToken });
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body).toMatchObject({ error: 'Validation Error', code: 'VALIDATION' });
     const kbs = await p.http.get('/api/knowledge/kb', { token: owner.accessToken });
     expect(JSON.stringify(kbs.body)).not.toContain('"123"');
   });

@@ -15,6 +15,9 @@ const ID_BY_PREFIX: [RegExp, string][] = [
   [/^\/api\/admin\/organizations\/\{id\}/, 'organization'],
   [/^\/api\/admin\/users\/\{id\}/, 'user'],
   [/^\/api\/models\/\{id\}/, 'global:model'],
+  [/^\/api\/contacts\/\{id\}/, 'contact'],
+  // Superadmin-only administration: no tenant owns a provider (probes still run with a random id).
+  [/^\/api\/admin\/sso-providers\/\{id\}/, 'literal:uuid'],
 ];
 
 /** Named path parameters, body fields and query parameters (`[]` marks array items). */
@@ -30,6 +33,17 @@ const BY_NAME: Record<string, string> = {
   groupId: 'group',
   jobId: 'job',
   lastEventId: 'literal:event-id',
+  channelId: 'channel',
+  entityId: 'graphEntity',
+  mergeEntityIds: 'graphEntity',
+  documentId: 'document',
+  actorId: 'user',
+  resourceId: 'literal:uuid',
+  clientId: 'literal:client-id',
+  // Not in the tenant world yet (suggestions need a generate job, builds an upstream channel): random ids.
+  suggestionId: 'literal:uuid',
+  suggestionIds: 'literal:uuid',
+  buildId: 'literal:uuid',
   attachmentId: 'attachment',
   messageId: 'message',
   organizationId: 'organization',
@@ -60,6 +74,8 @@ export const LITERALS: Record<string, string> = {
   'literal:1': '1',
   'literal:system': 'system',
   'literal:event-id': '2026-01-01T00:00:00.000Z',
+  'literal:uuid': '00000000-0000-4000-8000-000000000000',
+  'literal:client-id': 'client-a',
   'global:model': 'local/extractive',
   'global:tool': 'web_search',
   'global:provider': 'local',

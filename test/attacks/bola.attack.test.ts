@@ -159,7 +159,8 @@ describe('BOLA generator', () => {
   }, 600_000);
 
   it('a viewer of the organization changes nothing it may not (roles)', async () => {
-    const VIEWER_MAY = new Set(['chatWithAgent', 'createConversation', 'switchOrganization', 'createContextToken']);
+    // searchGraph is a read (POST for its body), allowed to readers of the knowledge base like searchKnowledge.
+    const VIEWER_MAY = new Set(['chatWithAgent', 'createConversation', 'switchOrganization', 'createContextToken', 'searchGraph']);
     const writes = ops.filter((op) => op.lane === 'user' && op.method !== 'GET' && !VIEWER_MAY.has(op.operationId));
     const probes = writes.flatMap((op) => probesFor(op, world, ['a-viewer'])).filter((pr) => !pr.path.endsWith('/'));
     const results = await runAll(probes);

@@ -56,6 +56,9 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
     message: [],
     group: [],
     job: [],
+    contact: [],
+    channel: [],
+    graphEntity: [],
   };
 
   for (let i = 0; i < 2; i++) {
@@ -64,7 +67,10 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
     const up = await upload(p, `/api/knowledge/kb/${kb.knowledgeBase.id}/documents`, ownerA.accessToken, {
       name: `a-doc-${i}.txt`,
       type: 'text/plain',
-      bytes: Buffer.from(`Organization A private handbook number ${i}. Refunds take fourteen days.`),
+      // Named people and places, so the graph step extracts entities of A's own.
+      bytes: Buffer.from(
+        `Organization A private handbook number ${i}. Refunds take fourteen days. Ada Lovelace worked with Charles Babbage in London.`,
+      ),
     });
     if (up.status !== 201) throw new Error(`upload failed: ${up.status} ${up.text}`);
     await waitForDocument(p, ownerA.accessToken, kb.knowledgeBase.id, up.body.document.id);
@@ -127,6 +133,22 @@ export async function buildTenantWorld(p: TestPlatform): Promise<TenantWorld> {
   ids.group!.push(group.group.id);
   const joined = await http.request('PUT', `/api/organizations/${ownerA.orgId}/groups/${group.group.id}/members/${memberA.id}`, token);
   if (joined.status !== 204) throw new Error(`group member failed: ${joined.status} ${joined.text}`);
+
+  // The visitor's first message makes a contact of A (identity resolution on the public lane).
+  await ok(
+    'visitor message',
+    http.post(`/api/public/agents/${published.slug}/chat`, {
+      message: 'Hello, I am Grace Hopper',
+      conversationId: ids.publicConversation![0],
+      anonymousId: visitor,
+    }),
+  );
+  const contacts = await ok<{ contacts: { id: string }[] }>('contacts', http.get('/api/contacts', token));
+  ids.contact!.push(...contacts.contacts.map((c) => c.id));
+  const channel = await ok('channel', http.post(`/api/bots/${published.id}/channels`, { type: 'web', label: 'A site' }, token));
+  ids.channel!.push(channel.channel.id);
+  const entities = await ok<{ entities: { id: string }[] }>('graph entities', http.get(`/api/knowledge/kb/${kbId}/graph/entities`, token));
+  ids.graphEntity!.push(...entities.entities.map((e) => e.id));
 
   const bKey = await ok(
     'B api key',

@@ -109,6 +109,8 @@ describe('loadConfig', () => {
       QUEUE: ['in-process'],
       RATE_LIMIT_STORE: ['in-process'],
       NONCE_REGISTRY: ['in-process'],
+      GRAPH_STORE: ['postgres'],
+      HEAVY_WORK: ['worker-threads'],
       CHAT_PROVIDERS: ['local'],
       EMBEDDINGS_PROVIDER: ['local'],
       RERANK_PROVIDER: ['none'],

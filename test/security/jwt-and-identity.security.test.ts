@@ -186,7 +186,11 @@ describe('the backend reached directly', () => {
     expect((await direct().get(path, { headers })).status).toBe(200);
     const replay = await direct().get(path, { headers });
     expect(replay.status).toBe(401);
-    expect(replay.body).toEqual({ error: 'Authentication Failed', message: 'This signed request was already used' });
+    expect(replay.body).toEqual({
+      error: 'Authentication Failed',
+      message: 'This signed request was already used',
+      code: 'AUTHENTICATION_FAILED',
+    });
   });
 
   it('binds the body: captured headers with another body create nothing', async () => {
