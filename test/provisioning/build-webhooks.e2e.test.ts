@@ -56,7 +56,15 @@ it('POSTs every phase change as a signed ProvisioningEvent, retrying failed atte
   const ended = await settled(w, r.body.buildId);
   expect(ended.status).toBe('ready');
   const ofBuild = () => receiver.received.filter((q) => JSON.parse(q.body.toString('utf8')).buildId === r.body.buildId);
-  await waitFor(async () => ofBuild().some((q) => q.status === 200 && q.headers['x-service-event'] === 'ready'), 'the ready webhook');
+  // Retries run on their own backoff, so an earlier phase may land after ready: wait for every phase.
+  const phases = ['scraping', 'analyzing', 'provisioning', 'indexing', 'ready'];
+  const deliveredPhases = () =>
+    new Set(
+      ofBuild()
+        .filter((q) => q.status === 200)
+        .map((q) => q.headers['x-service-event']),
+    );
+  await waitFor(async () => phases.every((phase) => deliveredPhases().has(phase)), 'a delivered webhook of every phase');
   const delivered = ofBuild().filter((q) => q.status === 200);
   for (const q of ofBuild()) {
     expect(q.headers['content-type']).toBe('application/json');
@@ -64,7 +72,7 @@ it('POSTs every phase change as a signed ProvisioningEvent, retrying failed atte
     expect(q.headers['x-service-event']).toBe(JSON.parse(q.body.toString('utf8')).status);
   }
   const statuses = [...new Set(delivered.map((q) => JSON.parse(q.body.toString('utf8')).status as string))];
-  expect(statuses).toEqual(expect.arrayContaining(['scraping', 'analyzing', 'provisioning', 'indexing', 'ready']));
+  expect(statuses).toEqual(expect.arrayContaining(phases));
   const last = JSON.parse(delivered.find((q) => q.headers['x-service-event'] === 'ready')!.body.toString('utf8'));
   expect(last).toEqual((await poll(w, r.body.buildId)).body);
   // Every first attempt failed (503) and was retried.
