@@ -1,4 +1,4 @@
-import type { PluginCatalogue } from '../core/plugins/plugin-manifest';
+import type { PluginCatalogue } from '../core/plugin-contract/plugin-manifest';
 import type { Operation } from './operation';
 import { accountSecurityOperations } from './operations/account-security';
 import { agentOperations } from './operations/agents';

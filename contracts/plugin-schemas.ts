@@ -1,10 +1,10 @@
 /**
  * Request schemas of the endpoints that take a plugin type and its options, built from the plugin
- * catalogue (core/plugins/plugin-manifest.ts): the type is an enum of the registered types, and each type's
+ * catalogue (core/plugin-contract/plugin-manifest.ts): the type is an enum of the registered types, and each type's
  * options schema applies when that type is chosen (`allOf` of `if`/`then`, valid JSON Schema for ajv and
  * OpenAPI 3.1). A plugin's options thus validate requests and appear in the OpenAPI document with no edit here.
  */
-import type { PluginDescriptor } from '../core/plugins/plugin-manifest';
+import type { PluginDescriptor } from '../core/plugin-contract/plugin-manifest';
 import type { JsonSchema } from './operation';
 
 /** The endpoint's own fields: JSON schema properties and which are required. */

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 
 import { CHANNEL_KIND_SPEC, type ChannelPlugin } from '../core/channels/channel-plugin';
-import type { PluginCatalogue, PluginKind, PluginSecret } from '../core/plugins/plugin-manifest';
-import { PluginRegistry } from '../core/plugins/plugin-registry';
-import type { SecretSource } from '../core/plugins/plugin-secrets';
+import type { PluginCatalogue, PluginKind, PluginSecret } from '../core/plugin-contract/plugin-manifest';
+import { PluginRegistry } from '../core/plugin-contract/plugin-registry';
+import type { SecretSource } from '../core/plugin-contract/plugin-secrets';
 import { SourceRegistry } from '../core/sources/source-registry';
 import { ajvOptionsValidator } from './kit/ajv-options-validator';
 import { discoverFolder, type FoundPlugin, loadPackages } from './kit/discover';

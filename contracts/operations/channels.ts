@@ -1,4 +1,4 @@
-import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
+import type { PluginDescriptor } from '../../core/plugin-contract/plugin-manifest';
 import { errors, op, uuid } from '../operation';
 
 /** Agent channels and their public inbound webhook (DECISIONS "Channels"); the types come from the plugin catalogue. */

@@ -1,4 +1,4 @@
-import type { PluginDescriptor } from '../../core/plugins/plugin-manifest';
+import type { PluginDescriptor } from '../../core/plugin-contract/plugin-manifest';
 import { errors, op } from '../operation';
 import { pluginBodySchema, typeList } from '../plugin-schemas';
 import { webhookUrlProperty } from './jobs';

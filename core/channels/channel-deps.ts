@@ -1,6 +1,6 @@
 import type { ChatDeps } from '../chat/chat-deps';
 import type { ContactDeps } from '../contacts/contact-deps';
-import type { OptionsValidator, PluginRegistry } from '../plugins/plugin-registry';
+import type { OptionsValidator, PluginRegistry } from '../plugin-contract/plugin-registry';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';

@@ -6,8 +6,8 @@
  * context gives it (no network module of its own).
  */
 import type { IdentifierNormalizer } from '../contacts/contact-deps';
-import type { JsonSchema, PluginManifest } from '../plugins/plugin-manifest';
-import type { PluginSecrets } from '../plugins/plugin-secrets';
+import type { JsonSchema, PluginManifest } from '../plugin-contract/plugin-manifest';
+import type { PluginSecrets } from '../plugin-contract/plugin-secrets';
 
 /** An inbound HTTP request to `/api/public/channels/:channelId/inbound`. */
 export interface InboundRequest {

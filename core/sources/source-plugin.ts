@@ -1,16 +1,16 @@
 /**
  * The contract a source type implements (ARCHITECTURE habit 4): the plugin manifest every kind shares
- * (core/plugins/plugin-manifest.ts: type, description, options schema, secrets, capabilities) plus how it
+ * (core/plugin-contract/plugin-manifest.ts: type, description, options schema, secrets, capabilities) plus how it
  * recognises and normalises a URL, and how it lists and fetches items. A plugin lives in
  * `plugins/sources/<type>/index.ts` or in an npm package named in PLUGINS. It reaches the network only
  * through the OutboundFetcher of its context (SSRF-guarded, bounded) and reads HTML through its HtmlReader.
  */
-import type { PluginManifest } from '../plugins/plugin-manifest';
-import type { PluginSecrets } from '../plugins/plugin-secrets';
+import type { PluginManifest } from '../plugin-contract/plugin-manifest';
+import type { PluginSecrets } from '../plugin-contract/plugin-secrets';
 import type { HtmlReader } from '../ports/html-reader';
 import type { OutboundFetcher } from '../ports/outbound-fetcher';
 
-export type { JsonSchema } from '../plugins/plugin-manifest';
+export type { JsonSchema } from '../plugin-contract/plugin-manifest';
 
 /** One readable unit of a source (a page, a post, a product), ready to index. */
 export interface SourceItemContent {

@@ -1,8 +1,8 @@
-import { type OptionsValidator, type PluginKindSpec, PluginRegistry } from '../plugins/plugin-registry';
-import type { SecretSource } from '../plugins/plugin-secrets';
+import { type OptionsValidator, type PluginKindSpec, PluginRegistry } from '../plugin-contract/plugin-registry';
+import type { SecretSource } from '../plugin-contract/plugin-secrets';
 import { COMMON_SOURCE_OPTIONS, type SourcePlugin } from './source-plugin';
 
-export type { OptionsValidator } from '../plugins/plugin-registry';
+export type { OptionsValidator } from '../plugin-contract/plugin-registry';
 
 const SOURCE_KIND: PluginKindSpec = {
   methods: ['recognizes', 'normalize', 'listItems', 'fetchItem'],

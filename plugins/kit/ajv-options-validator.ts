@@ -1,6 +1,6 @@
 import Ajv from 'ajv';
 
-import type { OptionsValidator } from '../../core/plugins/plugin-registry';
+import type { OptionsValidator } from '../../core/plugin-contract/plugin-registry';
 
 /** ajv behind the registry's OptionsValidator: defaults applied, every error reported. */
 export function ajvOptionsValidator(): OptionsValidator {

@@ -3,7 +3,7 @@
  * type in its `index.ts`, whose default export is the plugin and whose `type` is the folder name. Adding a
  * type is adding a folder; nothing else changes (npm packages named in PLUGINS join them: plugins/index.ts).
  */
-import type { SecretSource } from '../../core/plugins/plugin-secrets';
+import type { SecretSource } from '../../core/plugin-contract/plugin-secrets';
 import type { SourcePlugin } from '../../core/sources/source-plugin';
 import type { SourceRegistry } from '../../core/sources/source-registry';
 import { createPluginRegistries, type PluginOptions } from '..';
