@@ -23,7 +23,7 @@ import { spaceFor } from '../adapters/pgvector/pgvector.schema';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
-import { autocannon, type Load } from './lib/autocannon';
+import { autocannon, type Run as Load } from './support/autocannon';
 
 const ROOT = path.resolve(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);

@@ -1,3 +1,4 @@
+/** autocannon in a child process, so the load generator does not share the measured process's event loop. */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 
@@ -7,11 +8,12 @@ export interface Run {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
+  maxMs: number;
   non2xx: number;
 }
 
-/** Runs autocannon in a child process without blocking this process, which serves the requests. */
-export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections: number): Promise<Run> {
+/** One load run against `url`; resolves with autocannon's averages and latency percentiles. */
+export function autocannon(url: string, headers: Record<string, string>, seconds: number, connections = 4): Promise<Run> {
   const args = [path.join(ROOT, 'node_modules/autocannon/autocannon.js'), '-c', String(connections), '-d', String(seconds), '-j'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
@@ -24,8 +26,14 @@ export function autocannon(url: string, headers: Record<string, string>, seconds
     child.on('error', reject);
     child.on('close', (code) => {
       if (code !== 0) return reject(new Error(`autocannon failed: ${err}`));
-      const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number }; non2xx: number };
-      resolve({ requestsPerSecond: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx });
+      const r = JSON.parse(out) as { requests: { average: number }; latency: { p50: number; p99: number; max: number }; non2xx: number };
+      resolve({
+        requestsPerSecond: r.requests.average,
+        p50Ms: r.latency.p50,
+        p99Ms: r.latency.p99,
+        maxMs: r.latency.max,
+        non2xx: r.non2xx,
+      });
     });
   });
 }
