@@ -17,8 +17,8 @@ import pg from 'pg';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
-import { EMPTY_BODY_DIGEST, signIdentity } from '../core/identity/gateway-signature';
 import { autocannon, mean, type Run } from './support/autocannon';
+import { acceptRepeats, benchSession } from './support/bench-session';
 
 const ROOT = path.resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -65,37 +65,11 @@ async function platformFigures(databaseUrl?: string) {
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   // The direct figure replays one pre-signed request, so both paths accept repeated nonces.
-  const acceptRepeats = { id: 'bench-accept-repeats', claim: async () => true, close: async () => undefined };
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }), nonces: acceptRepeats });
   global.gc?.();
   const rssAfterBootMb = mb(process.memoryUsage().rss);
   try {
-    const reg = await fetch(`${platform.gatewayUrl}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password-1' }),
-    });
-    const session = (await reg.json()) as {
-      data: { accessToken: string; user: { id: string; email: string; organizations: { id: string }[] } };
-    };
-    const user = session.data.user;
-    const gatewayHeaders = { authorization: `Bearer ${session.data.accessToken}` };
-    const directHeaders = () =>
-      signIdentity(
-        config.secrets.internal,
-        {
-          userId: user.id,
-          organizationId: user.organizations[0].id,
-          email: user.email,
-          platformRole: 'user',
-          orgRole: 'owner',
-          apiKeyId: null,
-          apiKeyScopes: [],
-          clientIp: '127.0.0.1',
-          tokenVersion: 0,
-        },
-        { method: 'GET', url: PATHNAME, bodyDigest: EMPTY_BODY_DIGEST, nowMs: Date.now(), nonce: '0'.repeat(32) },
-      );
+    const { gatewayHeaders, directHeaders } = await benchSession(platform.gatewayUrl, config.secrets.internal, PATHNAME);
     await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), 1, CONNECTIONS); // warm-up
     await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, 1, CONNECTIONS);
     const direct: Run[] = [];

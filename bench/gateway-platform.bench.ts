@@ -14,8 +14,8 @@ import path from 'node:path';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
-import { EMPTY_BODY_DIGEST, signIdentity } from '../core/identity/gateway-signature';
 import { autocannon as run, mean, type Run } from './support/autocannon';
+import { acceptRepeats, benchSession } from './support/bench-session';
 
 const ROOT = path.resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -35,39 +35,11 @@ async function main() {
     RATE_LIMIT_PER_PRINCIPAL: '100000000',
     SIGNATURE_MAX_AGE_MS: '60000',
   });
-  // The direct baseline replays one pre-signed request (autocannon cannot sign each), so both paths run with a
-  // nonce registry that accepts repeats; everything else is as in `npm start`.
-  const acceptRepeats = { id: 'bench-accept-repeats', claim: async () => true, close: async () => undefined };
+  // The direct figure replays one pre-signed request, so both paths accept repeated nonces.
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }), nonces: acceptRepeats });
   try {
-    const reg = await fetch(`${platform.gatewayUrl}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password' }),
-    });
-    const session = (await reg.json()) as {
-      data: { accessToken: string; user: { id: string; email: string; organizations: { id: string; role: string }[] } };
-    };
-    const user = session.data.user;
     const pathname = '/api/auth/me';
-    const gatewayHeaders = { authorization: `Bearer ${session.data.accessToken}` };
-    // Signed once per run: the backend accepts a signature for 10 s (SIGNATURE_MAX_AGE_MS, raised for the bench).
-    const directHeaders = () =>
-      signIdentity(
-        config.secrets.internal,
-        {
-          userId: user.id,
-          organizationId: user.organizations[0].id,
-          email: user.email,
-          platformRole: 'user',
-          orgRole: 'owner',
-          apiKeyId: null,
-          apiKeyScopes: [],
-          clientIp: '127.0.0.1',
-          tokenVersion: 0,
-        },
-        { method: 'GET', url: pathname, bodyDigest: EMPTY_BODY_DIGEST, nowMs: Date.now(), nonce: '0'.repeat(32) },
-      );
+    const { gatewayHeaders, directHeaders } = await benchSession(platform.gatewayUrl, config.secrets.internal, pathname);
     await autocannon(`${platform.apiUrl}${pathname}`, directHeaders(), 1); // warm-up
     await autocannon(`${platform.gatewayUrl}${pathname}`, gatewayHeaders, 1);
     const direct: Run[] = [];
