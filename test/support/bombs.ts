@@ -2,52 +2,12 @@
  * Decompression bombs, generated at test time (no binary fixtures): small files whose compressed parts unpack
  * to tens or hundreds of megabytes. Used by the heavy-work tests and bench/heavy-work.bench.ts.
  */
-import { crc32, deflateRawSync, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 
-interface ZipPart {
-  name: string;
-  data: Buffer;
-}
+import { zipOf as buildZip } from '../../adapters/documents/fixtures/builders';
 
-/** A ZIP archive with deflated entries (no ZIP64, no data descriptors). */
-export function zipOf(parts: ZipPart[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const { name, data } of parts) {
-    const packed = deflateRawSync(data, { level: 9 });
-    const nameBytes = Buffer.from(name, 'utf8');
-    const header = Buffer.alloc(30);
-    header.writeUInt32LE(0x04034b50, 0);
-    header.writeUInt16LE(20, 4);
-    header.writeUInt16LE(8, 8); // deflate
-    header.writeUInt32LE(crc32(data), 14);
-    header.writeUInt32LE(packed.length, 18);
-    header.writeUInt32LE(data.length, 22);
-    header.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(header, nameBytes, packed);
-    centrals.push(central, nameBytes);
-    offset += header.length + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(parts.length, 8);
-  end.writeUInt16LE(parts.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
+/** A ZIP archive with deflated entries: the one builder of the document fixtures. */
+export const zipOf = (parts: { name: string; data: Buffer }[]) => buildZip(parts, { deflate: true });
 
 const CONTENT_TYPES =
   '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
