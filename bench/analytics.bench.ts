@@ -27,18 +27,13 @@ import { analyticsDaily, type AnalyticsDeps, analyticsOverview } from '../core/a
 import type { Actor } from '../core/identity/actor';
 import type { RetrievalEvent } from '../core/ports/retrieval-recorder';
 import { seedConversations, seedOrganization } from '../test/analytics/seed-analytics';
+import { summary } from './support/latency';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
 const PER_CONVERSATION = 10;
 const DAYS = 90;
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const RAW_SAMPLES = Number(process.env.BENCH_RAW_SAMPLES ?? 5);
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const summary = (ms: number[]) => ({ samples: ms.length, p50Ms: +percentile(ms, 50).toFixed(3), p99Ms: +percentile(ms, 99).toFixed(3) });
 
 async function timed(n: number, work: () => Promise<unknown>): Promise<number[]> {
   const out: number[] = [];

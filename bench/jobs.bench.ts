@@ -25,22 +25,13 @@ import { jobTracker } from '../app/jobs-services';
 import { startPlatform } from '../app/platform';
 import { scheduleWebhook } from '../core/webhooks/webhooks';
 import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
+import { summary } from './support/latency';
 
 const ROOT = path.resolve(__dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 500);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const summary = (ms: number[]) => ({
-  samples: ms.length,
-  p50Ms: +percentile(ms, 50).toFixed(3),
-  p99Ms: +percentile(ms, 99).toFixed(3),
-  meanMs: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(3),
-});
 const now = () => performance.now();
 
 interface Load {

@@ -21,20 +21,11 @@ import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../test/fakes/fake-http-server';
+import { percentile, summary } from './support/latency';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 8);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-const summary = (ms: number[]) => ({
-  samples: ms.length,
-  p50Ms: +percentile(ms, 50).toFixed(2),
-  p99Ms: +percentile(ms, 99).toFixed(2),
-  meanMs: +(ms.reduce((a, b) => a + b, 0) / ms.length).toFixed(2),
-});
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
