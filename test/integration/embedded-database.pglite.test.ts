@@ -39,7 +39,9 @@ describe('embedded database (PGlite in a worker thread)', () => {
 
   beforeAll(async () => {
     before = listeningSocketsOfThisProcess();
-    db = await openDatabase({ dataDir, queueTimeoutMs: 400, poolMax: 3 });
+    // A generous wait here: on a loaded CI machine 30 queued statements may take longer than a short
+    // timeout; the busy case below opens its own database with a short one.
+    db = await openDatabase({ dataDir, queueTimeoutMs: 15_000, poolMax: 3 });
     await db.knex.raw('create table if not exists probe (id int primary key, note text)');
   }, 120_000);
   afterAll(async () => {
@@ -77,30 +79,6 @@ describe('embedded database (PGlite in a worker thread)', () => {
     expect(ids).toEqual([10]);
   });
 
-  it('a held transaction makes others wait, then fail with a 503 (not 500), and the database recovers', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const inside = new Promise<void>((r) => (started = r));
-    const holder = db.knex.transaction(async (trx) => {
-      await trx('probe').insert({ id: 20, note: 'held' });
-      started();
-      await held;
-    });
-    await inside;
-    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => db.knex('probe').count('* as n')));
-    expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
-    for (const o of outcomes) {
-      const { status, body } = toHttpError((o as PromiseRejectedResult).reason);
-      expect(status).toBe(503);
-      expect(body).toMatchObject({ error: 'Service Unavailable', code: 'DATABASE_BUSY' });
-    }
-    release();
-    await holder;
-    const [{ n }] = (await db.knex('probe').where({ id: 20 }).count('* as n')) as { n: number }[];
-    expect(n).toBe(1);
-  });
-
   it('rolls back the transaction of a connection that goes away mid-transaction', async () => {
     const conn = await db.knex.client.acquireRawConnection();
     await conn.query('begin');
@@ -110,9 +88,46 @@ describe('embedded database (PGlite in a worker thread)', () => {
     expect(rows).toEqual([]);
   });
 
+  describe('with a short wait for a connection', () => {
+    const busyDir = mkdtempSync(join(tmpdir(), 'embedded-db-busy-'));
+    let busyDb: Database;
+    beforeAll(async () => {
+      busyDb = await openDatabase({ dataDir: busyDir, queueTimeoutMs: 400, poolMax: 3 });
+      await busyDb.knex.raw('create table probe (id int primary key, note text)');
+    }, 120_000);
+    afterAll(async () => {
+      await busyDb?.close();
+      rmSync(busyDir, { recursive: true, force: true });
+    });
+
+    it('a held transaction makes others wait, then fail with a 503 (not 500), and the database recovers', async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let started!: () => void;
+      const inside = new Promise<void>((r) => (started = r));
+      const holder = busyDb.knex.transaction(async (trx) => {
+        await trx('probe').insert({ id: 20, note: 'held' });
+        started();
+        await held;
+      });
+      await inside;
+      const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => busyDb.knex('probe').count('* as n')));
+      expect(outcomes.every((o) => o.status === 'rejected')).toBe(true);
+      for (const o of outcomes) {
+        const { status, body } = toHttpError((o as PromiseRejectedResult).reason);
+        expect(status).toBe(503);
+        expect(body).toMatchObject({ error: 'Service Unavailable', code: 'DATABASE_BUSY' });
+      }
+      release();
+      await holder;
+      const [{ n }] = (await busyDb.knex('probe').where({ id: 20 }).count('* as n')) as { n: number }[];
+      expect(n).toBe(1);
+    });
+  });
+
   it('keeps the data across a reopen of the same folder', async () => {
     await db.close();
-    db = await openDatabase({ dataDir, queueTimeoutMs: 400 });
+    db = await openDatabase({ dataDir, queueTimeoutMs: 15_000 });
     const notes = (await db.knex('probe').where({ id: 1 }).pluck('note')) as string[];
     expect(notes).toEqual(['secret']);
   }, 120_000);
