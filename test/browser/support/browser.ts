@@ -75,7 +75,7 @@ export async function seriousAccessibilityViolations(page: Page, selector?: stri
   await page.evaluate(source);
   const violations = await page.evaluate(async (context) => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(context ?? document, { resultTypes: ['violations'] });
+    const result = await axe.run(context ?? (globalThis as unknown as { document: unknown }).document, { resultTypes: ['violations'] });
     return result.violations;
   }, selector);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
