@@ -1,6 +1,7 @@
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { createIdentityHandoff } from '../core/identity/identity-handoff';
 import { createContainer } from './container';
 import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';
 import { createLogger } from './logger';
@@ -37,9 +38,12 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   let workers: Awaited<ReturnType<typeof startWorkers>>;
   try {
-    api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1');
+    const identities = createIdentityHandoff();
+    api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1', identities);
     started.unshift(api);
-    gateway = await startGateway(container, { host: '127.0.0.1', port: api.address.port }, settings.gateway.port, settings.gateway.host);
+    // Same process: body-less requests skip the loopback hop; the api still listens for the others.
+    const upstream = { host: '127.0.0.1', port: api.address.port, inProcess: { listener: api.listener, identities } };
+    gateway = await startGateway(container, upstream, settings.gateway.port, settings.gateway.host);
     started.unshift(gateway);
     settings.publicUrl = withBoundPort(settings.publicUrl, gateway.address.port);
     settings.appUrl = withBoundPort(settings.appUrl, gateway.address.port);

@@ -10,9 +10,10 @@ import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { allOperations } from '../contracts';
 import { verifyApiKey } from '../core/api-keys/api-keys';
+import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
-import { createGateway, type Gateway } from '../gateway';
+import { createGateway, type Gateway, type Upstream } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { buildHandlers } from './http-routes';
 import type { Infrastructure } from './infrastructure';
@@ -24,7 +25,7 @@ export interface Running {
   close(): Promise<void>;
 }
 
-export function createApi(container: Container) {
+export function createApi(container: Container, handoff?: IdentityHandoff) {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   return createApiApp({
@@ -41,6 +42,7 @@ export function createApi(container: Container) {
     readiness: { database: () => infra.store.repos.organizations.findById('00000000-0000-0000-0000-000000000000') },
     signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
     maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
+    handoff,
   });
 }
 
@@ -48,9 +50,10 @@ export async function startApi(
   container: Container,
   port: number,
   host: string,
-): Promise<{ server: Server; address: AddressInfo } & Running> {
+  handoff?: IdentityHandoff,
+): Promise<{ server: Server; address: AddressInfo; listener: ReturnType<typeof createApi> } & Running> {
   await ensureCatalogue(container.get<Services>(SERVICES).catalogue);
-  const app = createApi(container);
+  const app = createApi(container, handoff);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, () => resolve(s));
     s.once('error', reject);
@@ -61,12 +64,12 @@ export async function startApi(
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  return { server, address: server.address() as AddressInfo, close };
+  return { server, address: server.address() as AddressInfo, listener: app, close };
 }
 
 export async function startGateway(
   container: Container,
-  upstream: { host: string; port: number },
+  upstream: Upstream,
   port: number,
   host: string,
 ): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {

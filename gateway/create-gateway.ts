@@ -232,15 +232,18 @@ export function createGateway(options: GatewayOptions): Gateway {
       ['ratelimit-limit', String(decision.limit)],
       ['ratelimit-remaining', String(decision.remaining)],
     ];
+    const outbound = (signed: Record<string, string>): OutgoingHttpHeaders => {
+      const headers = forwardHeaders(req, ip, signed, body);
+      headers['x-request-id'] = requestId;
+      if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
+      return headers;
+    };
     forwarder.forward(req, res, {
       method,
       path: url,
-      headers: () => {
-        const headers = forwardHeaders(req, ip, sign(), body);
-        headers['x-request-id'] = requestId;
-        if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
-        return headers;
-      },
+      headers: () => outbound(sign()),
+      unsignedHeaders: () => outbound({}),
+      identity: auth.identity,
       body,
       responseHeaders: [...limitHeaders, ...SECURITY_HEADERS],
       onUnreachable: (err) => {

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 
-export type Upstream = { host: string; port: number } | { socketPath: string };
+import type { IdentityHandoff } from '../core/identity/identity-handoff';
+import type { ForwardedIdentity } from '../core/identity/token-claims';
+
+export type Upstream = ({ host: string; port: number } | { socketPath: string }) & {
+  /**
+   * The backend when it runs in this process (the `start` role): a request without a body is handed to its
+   * listener directly instead of crossing loopback, its identity passed in memory instead of signed headers.
+   */
+  inProcess?: { listener: (req: IncomingMessage, res: ServerResponse) => void; identities: IdentityHandoff };
+};
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) never cross the proxy. */
 export const HOP_BY_HOP = new Set([
@@ -25,6 +34,9 @@ export interface ForwardRequest {
   path: string;
   /** Called for every attempt, so a retry carries a fresh signature (each nonce is accepted once). */
   headers(): OutgoingHttpHeaders;
+  /** The same headers without the signature, for the in-process path, which carries `identity` in memory. */
+  unsignedHeaders(): OutgoingHttpHeaders;
+  identity: ForwardedIdentity;
   body: ForwardBody;
   /** Added to the response unless the backend already set a header of that name (lower-case names). */
   responseHeaders: [string, string][];
@@ -50,6 +62,7 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   const target = 'socketPath' in upstream ? { socketPath: upstream.socketPath } : { host: upstream.host, port: upstream.port };
 
   function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
+    if (upstream.inProcess && f.body.kind === 'none') return handOver(upstream.inProcess, req, res, f);
     let current!: http.ClientRequest;
     let settled = false;
     const streamed = f.body.kind === 'stream';
@@ -87,6 +100,34 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
     forward,
     close: () => agent.destroy(),
   };
+}
+
+/**
+ * The in-process path: the request object continues to the backend with the headers the loopback path would
+ * send, minus the signature (client identity headers stripped; raw headers replaced too, so nothing the client
+ * sent under an identity header name survives) and its identity in memory. The gateway's response headers are
+ * set first so that the backend's own values win, as when relaying.
+ */
+function handOver(backend: NonNullable<Upstream['inProcess']>, req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
+  const headers: IncomingHttpHeaders = {};
+  const raw: string[] = [];
+  for (const [name, value] of Object.entries(f.unsignedHeaders())) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    headers[name] = name === 'set-cookie' ? values : values.join(', ');
+    for (const v of values) raw.push(name, v);
+  }
+  req.headers = headers;
+  req.rawHeaders = raw;
+  req.method = f.method;
+  req.url = f.path;
+  for (const [name, value] of f.responseHeaders) res.setHeader(name, value);
+  backend.identities.give(req, f.identity);
+  try {
+    backend.listener(req, res);
+  } catch (err) {
+    f.onUnreachable(err as Error);
+  }
 }
 
 function pipeWithTrailer(req: IncomingMessage, up: http.ClientRequest, trailer: (digestHex: string) => Record<string, string>): void {

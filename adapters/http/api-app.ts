@@ -3,6 +3,7 @@ import helmet from 'helmet';
 
 import type { Operation } from '../../contracts/operation';
 import type { Actor } from '../../core/identity/actor';
+import type { IdentityHandoff } from '../../core/identity/identity-handoff';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
@@ -37,6 +38,8 @@ export interface ApiAppOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
+  /** Identities handed over by a gateway in this process (the `start` role). */
+  handoff?: IdentityHandoff;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -78,6 +81,7 @@ export function createApiApp(options: ApiAppOptions) {
     maxJsonBytes: options.jsonLimitBytes ?? 25 * 1024 * 1024,
     maxBodyBytes: options.maxBodyBytes ?? 64 * 1024 * 1024,
     jsonMaxDepth: options.jsonMaxDepth ?? 64,
+    handoff: options.handoff,
     log: options.log,
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));

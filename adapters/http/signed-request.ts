@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 
 import { BODY_SIGNATURE_TRAILER, DIGEST_IN_TRAILER, verifyBodyTrailer, verifyIdentity } from '../../core/identity/gateway-signature';
+import type { IdentityHandoff } from '../../core/identity/identity-handoff';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { codeForStatus } from '../../core/shared/status-codes';
@@ -19,10 +20,13 @@ export interface SignedRequestOptions {
   /** Largest JSON body; larger: 413. */
   maxJsonBytes: number;
   jsonMaxDepth: number;
+  /** Identities the gateway of this process handed over with body-less requests (no signature to check). */
+  handoff?: IdentityHandoff;
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
 }
 
 const FUTURE_MS = 2000;
+const EMPTY = Buffer.alloc(0);
 
 function refuse(res: Response, status: number, error: string, message: string): void {
   if (res.headersSent) return void res.end();
@@ -37,6 +41,12 @@ function refuse(res: Response, status: number, error: string, message: string): 
  */
 export function signedRequests(o: SignedRequestOptions) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    const handedOver = o.handoff?.take(req);
+    if (handedOver) {
+      res.locals.identity = handedOver;
+      res.locals.rawBody = EMPTY;
+      return next();
+    }
     const now = o.clock.now().getTime();
     const verified = verifyIdentity(o.internalSecret, req.headers, req.method, req.originalUrl, now, {
       maxAgeMs: o.maxAgeMs,
