@@ -9,12 +9,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 
 const { dataDir, queueTimeoutMs } = workerData;
 const BUSY_CODE = '57P03';
 
-const db = await PGlite.create({ dataDir, extensions: { vector } });
+const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
 // The first statements warm PGlite up (seconds on a reopened folder): at boot, not inside a request's wait bound.
 // A connection's startup is slow the first time, so it is rehearsed here too.
 await db.query('select 1');

@@ -15,6 +15,7 @@ import { channelsContactsMigration } from './0035_channels_contacts';
 import { analyticsMigration } from './0040_analytics';
 import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { ssoProvidersMigration } from './0050_sso_providers';
+import { contactSearchTrigramsMigration } from './0060_contact_search_trigrams';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -36,5 +37,6 @@ export const relationalMigrations: MigrationSet = {
     channelsContactsMigration,
     ssoProvidersMigration,
     analyticsMigration,
+    contactSearchTrigramsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

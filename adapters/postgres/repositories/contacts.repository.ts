@@ -183,7 +183,7 @@ export class KnexContactRepository implements ContactRepository {
     return q;
   }
 
-  /** Per-contact aggregates: channels, conversation and agent counts. */
+  /** Per-contact aggregates: channels, conversation and agent counts (by organization first: its index). */
   private withAggregates(q: Knex.QueryBuilder): Knex.QueryBuilder {
     const raw = this.db().raw.bind(this.db());
     return q.select(
@@ -191,9 +191,11 @@ export class KnexContactRepository implements ContactRepository {
       raw(
         `coalesce((select array_agg(distinct i.channel order by i.channel) from contact_identities i where i.contact_id = c.id), '{}') as channels`,
       ),
-      raw('(select count(*) from conversations v where v.contact_id = c.id and v.deleted_at is null)::int as conversation_count'),
       raw(
-        '(select count(distinct v.agent_id) from conversations v where v.contact_id = c.id and v.deleted_at is null)::int as agent_count',
+        '(select count(*) from conversations v where v.organization_id = c.organization_id and v.contact_id = c.id and v.deleted_at is null)::int as conversation_count',
+      ),
+      raw(
+        '(select count(distinct v.agent_id) from conversations v where v.organization_id = c.organization_id and v.contact_id = c.id and v.deleted_at is null)::int as agent_count',
       ),
     );
   }
