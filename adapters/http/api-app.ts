@@ -7,6 +7,7 @@ import type { IdentityHandoff } from '../../core/identity/identity-handoff';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
+import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
@@ -102,7 +103,7 @@ export function createApiApp(options: ApiAppOptions) {
       res.end();
       return;
     }
-    res.status(status).json(body);
+    res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
   });
   return app;
 }
