@@ -15,6 +15,7 @@ import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
+import { widgetAsset } from './widget-asset';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -37,6 +38,8 @@ export interface ApiAppOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
+  /** Directory of the built chat widget served at /widget.js (default dist/widget). */
+  widgetDir?: string;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -82,6 +85,7 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
+  app.get('/widget.js', widgetAsset(options.widgetDir));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
