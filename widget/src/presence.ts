@@ -24,9 +24,7 @@ export function presenceNotice(event: PresenceEvent): OperatorNotice {
     case 'operator.typing':
       return { status: event.typing === false ? '' : `${name} is typing\u2026` };
     case 'operator.message':
-      return event.message && event.messageId
-        ? { status: '', message: { id: event.messageId, from: name, text: event.message } }
-        : {};
+      return event.message && event.messageId ? { status: '', message: { id: event.messageId, from: name, text: event.message } } : {};
     case 'conversation.takeover':
       return { status: `${name} (a person from the team) has taken over this conversation.`, takenOver: true };
     case 'conversation.released':

@@ -39,6 +39,7 @@ export class ChatWidget {
   private sending = false;
   private waitTimer: number | undefined;
   private events: EventSource | null = null;
+  private takeoverStatus = '';
   private readonly shownMessageIds = new Set<string>();
 
   constructor(host: HTMLElement, options: WidgetOptions) {
@@ -159,6 +160,7 @@ export class ChatWidget {
   private clearLog(): void {
     this.view.log.replaceChildren();
     this.view.presence.textContent = '';
+    this.takeoverStatus = '';
     this.shownMessageIds.clear();
   }
 
@@ -277,12 +279,14 @@ export class ChatWidget {
           c.title || 'Conversation',
           el('small', {}, `${when} \u00b7 ${c.messageCount} messages`),
         );
-        button.addEventListener('click', () =>
-          void this.guard(async () => {
-            await this.showConversation(c.id);
-            this.hideHistory(false);
-            v.input.focus();
-          }),
+        button.addEventListener(
+          'click',
+          () =>
+            void this.guard(async () => {
+              await this.showConversation(c.id);
+              this.hideHistory(false);
+              v.input.focus();
+            }),
         );
         return el('li', {}, button);
       }),
@@ -322,8 +326,12 @@ export class ChatWidget {
         this.shownMessageIds.add(notice.message.id);
         this.addMessage('operator', `${notice.message.from} (team)`, notice.message.text);
       }
-      if (notice.status !== undefined) this.view.presence.textContent = notice.status;
-      if (notice.takenOver !== undefined) this.view.panel.toggleAttribute('data-taken-over', notice.takenOver);
+      if (notice.takenOver !== undefined) {
+        this.takeoverStatus = notice.takenOver ? notice.status! : '';
+        this.view.panel.toggleAttribute('data-taken-over', notice.takenOver);
+      }
+      // A takeover stays on screen once a typing indicator or the operator's message has replaced it.
+      if (notice.status !== undefined) this.view.presence.textContent = notice.status || this.takeoverStatus;
     };
   }
 
