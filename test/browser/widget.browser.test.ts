@@ -85,20 +85,20 @@ afterAll(async () => {
 /** Records CSP violations from the first byte of the page (an init script is not subject to the page's policy). */
 async function visitorPage(context: BrowserContext): Promise<Page> {
   await context.addInitScript(() => {
-    const w = window as unknown as { cspViolations: string[] };
+    const w = globalThis as any;
     w.cspViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => w.cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
+    w.document.addEventListener('securitypolicyviolation', (e: any) => w.cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
   });
   const page = await context.newPage();
   await page.goto(hostUrl);
   return page;
 }
 
-const cspViolations = (page: Page) => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+const cspViolations = (page: Page) => page.evaluate(() => (globalThis as any).cspViolations as string[]);
 
 /** Evaluates inside the widget's shadow root (through a handle: the page's policy forbids eval). */
-async function inWidget<T>(page: Page, fn: (root: ShadowRoot) => T): Promise<T> {
-  const root = await page.evaluateHandle(() => document.querySelector('[data-agent-platform-widget]')!.shadowRoot!);
+async function inWidget<T>(page: Page, fn: (root: any) => T): Promise<T> {
+  const root = await page.evaluateHandle(() => (globalThis as any).document.querySelector('[data-agent-platform-widget]').shadowRoot);
   try {
     return (await root.evaluate(fn)) as T;
   } finally {
@@ -107,7 +107,7 @@ async function inWidget<T>(page: Page, fn: (root: ShadowRoot) => T): Promise<T> 
 }
 
 const logText = (page: Page) => page.getByRole('log', { name: 'Conversation' }).innerText();
-const noticeText = (page: Page) => inWidget(page, (root) => root.querySelector('.notice')!.textContent ?? '');
+const noticeText = (page: Page) => inWidget(page, (root) => (root.querySelector('.notice').textContent ?? '') as string);
 
 async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string): Promise<T> {
   return waitFor(probe, what, 60_000);
@@ -118,8 +118,8 @@ async function lastAnswer(page: Page): Promise<string> {
   return until(
     () =>
       inWidget(page, (root) => {
-        const last = Array.from(root.querySelectorAll('.msg.assistant')).pop();
-        return last && !last.hasAttribute('aria-busy') ? last.querySelector('.text')!.textContent : null;
+        const last: any = Array.from(root.querySelectorAll('.msg.assistant')).pop();
+        return last && !last.hasAttribute('aria-busy') ? (last.querySelector('.text').textContent as string) : null;
       }),
     'the answer to finish',
   );
@@ -142,11 +142,14 @@ describeWithBrowser('chat widget embedded in another site', () => {
   it('loads from the platform under a strict CSP: a bubble in a styled shadow root, nothing blocked but the page’s own inline script', async () => {
     const bubble = page.getByRole('button', { name: /Open chat with/ });
     await bubble.waitFor();
-    expect(await page.evaluate(() => (window as unknown as { inlineScriptRan?: boolean }).inlineScriptRan)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as any).inlineScriptRan)).toBeUndefined();
     // The constructed stylesheet applied although the policy forbids inline styles.
     const styles = await inWidget(page, (root) => {
-      const hostStyle = getComputedStyle(root.host);
-      return { position: hostStyle.position, bubble: getComputedStyle(root.querySelector('.bubble')!).backgroundColor };
+      const w = globalThis as any;
+      return {
+        position: w.getComputedStyle(root.host).position,
+        bubble: w.getComputedStyle(root.querySelector('.bubble')).backgroundColor,
+      };
     });
     expect(styles).toEqual({ position: 'fixed', bubble: 'rgb(29, 78, 216)' });
     expect(await bubble.getAttribute('aria-expanded')).toBe('false');
@@ -162,22 +165,24 @@ describeWithBrowser('chat widget embedded in another site', () => {
     await dialog.waitFor();
     expect(await until(async () => (await logText(page)).includes('Hello! I am Acme Helper.'), 'the welcome')).toBe(true);
     await screenshot(page, 'widget-open-welcome');
-    const anonymousId = await page.evaluate(() => Object.entries(localStorage).find(([k]) => k.endsWith(':anonymousId'))?.[1]);
+    const anonymousId = await page.evaluate(
+      () => Object.entries((globalThis as any).localStorage as Record<string, string>).find(([k]) => k.endsWith(':anonymousId'))?.[1],
+    );
     expect(anonymousId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 
     // Counts the pieces the answer is rendered in as they arrive.
     await inWidget(page, (root) => {
-      const w = window as unknown as { answerPieces: number };
+      const w = globalThis as any;
       w.answerPieces = 0;
-      new MutationObserver((records) => {
+      new w.MutationObserver((records: any[]) => {
         for (const r of records)
-          if ((r.target as Element).classList?.contains('text') && (r.target as Element).parentElement?.classList.contains('assistant'))
+          if (r.target.classList?.contains('text') && r.target.parentElement?.classList.contains('assistant'))
             w.answerPieces += r.addedNodes.length;
       }).observe(root.querySelector('.log')!, { childList: true, subtree: true });
     });
     await ask(page, 'When are refunds paid?');
     expect(await lastAnswer(page)).toMatch(/fourteen days/);
-    expect(await page.evaluate(() => (window as unknown as { answerPieces: number }).answerPieces)).toBeGreaterThan(1);
+    expect(await page.evaluate(() => (globalThis as any).answerPieces)).toBeGreaterThan(1);
     expect(await logText(page)).toContain('When are refunds paid?');
     const violations = await seriousAccessibilityViolations(page);
     expect(violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
@@ -281,7 +286,7 @@ describeWithBrowser('chat widget with the keyboard alone', () => {
       await page.getByRole('button', { name: /Open chat with/ }).waitFor();
       const focused = () =>
         page.evaluate(() => {
-          const active = document.activeElement?.shadowRoot?.activeElement;
+          const active = (globalThis as any).document.activeElement?.shadowRoot?.activeElement;
           return active ? active.getAttribute('aria-label') || active.id || active.tagName : null;
         });
       await page.keyboard.press('Tab');

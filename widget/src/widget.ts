@@ -7,7 +7,7 @@ import { type PublicAgent, PublicApiError, PublicChatClient, type PublicMessage,
 import { el, uuid, visitorStorage } from './dom';
 import { type OperatorNotice, presenceNotice } from './presence';
 import { applyStyles } from './styles';
-import { buildView, type MessageKind, messageElement, sourcesElement, type View } from './view';
+import { buildView, messageElement, type MessageKind, sourcesElement, type View } from './view';
 
 const MAX_ATTACHMENTS = 5;
 
