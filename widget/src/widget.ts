@@ -95,7 +95,10 @@ export class ChatWidget {
     v.bubble.setAttribute('aria-expanded', 'true');
     v.bubble.setAttribute('aria-label', `Close chat with ${this.agentName}`);
     v.input.focus();
-    this.started ??= this.guard(() => this.start());
+    // Retried on the next open when the agent could not be loaded (offline, or the platform was down).
+    this.started ??= this.guard(() => this.start()).then(() => {
+      if (!this.agent) this.started = null;
+    });
   }
 
   close(): void {
