@@ -43,7 +43,7 @@ header button { background: transparent; color: #fff; border: 1px solid rgba(255
 .pending li { background: #eef2ff; color: #1e3a8a; border-radius: 999px; padding: 2px 4px 2px 10px; font-size: 12px; }
 .pending button { border: 0; background: transparent; color: #1e3a8a; padding: 0 6px; }
 form { display: flex; align-items: flex-end; gap: 6px; padding: 10px 12px; border-top: 1px solid #e5e7eb; }
-textarea { flex: 1; resize: none; font: inherit; padding: 8px; border: 1px solid #6b7280; border-radius: 8px; min-height: 22px; max-height: 120px; color: #1a1a1a; background: #fff; }
+textarea { flex: 1; resize: none; font: inherit; padding: 8px; border: 1px solid #6b7280; border-radius: 8px; min-height: 44px; max-height: 120px; color: #1a1a1a; background: #fff; }
 form button { border-radius: 8px; border: 1px solid #1d4ed8; padding: 8px 10px; background: #fff; color: #1d4ed8; }
 form button.send { background: #1d4ed8; color: #fff; }
 form button:disabled { opacity: .6; cursor: not-allowed; }

@@ -51,7 +51,7 @@ export function buildView(root: ShadowRoot, host: HTMLElement, agentLabel: strin
   const log = el('div', { class: 'log', role: 'log', 'aria-live': 'polite', 'aria-label': 'Conversation', tabindex: '0' });
   const notice = el('div', { class: 'notice', role: 'alert' });
   const pending = el('ul', { class: 'pending', 'aria-label': 'Files to send' });
-  const input = el('textarea', { id: 'ap-input', rows: '1', placeholder: 'Type your message', autocomplete: 'off' });
+  const input = el('textarea', { id: 'ap-input', rows: '2', placeholder: 'Type your message', autocomplete: 'off' });
   const fileInput = el('input', { type: 'file', hidden: true, tabindex: '-1', multiple: true, 'aria-hidden': 'true' });
   const attachButton = el('button', { type: 'button', class: 'attach', 'aria-label': 'Attach a file' }, '+');
   const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');

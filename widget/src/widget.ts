@@ -247,6 +247,8 @@ export class ChatWidget {
             `\u201c${file.name}\u201d can\u2019t be sent: this type of file isn\u2019t supported. Images, PDF, text, audio and video files work.`,
           );
         if (e instanceof PublicApiError && e.status === 403) return this.notify('This assistant doesn\u2019t accept files.');
+        if (e instanceof PublicApiError && e.status === 429)
+          return this.notify(`Too many files for now. Please wait ${e.retryAfterSeconds ?? 60} seconds before attaching another.`);
         throw e;
       } finally {
         this.uploads--;
