@@ -17,6 +17,7 @@ import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
+import { widgetAsset } from './widget-asset';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -41,6 +42,8 @@ export interface ApiAppOptions {
   signatureMaxAgeMs?: number;
   /** Identities handed over by a gateway in this process (the `start` role). */
   handoff?: IdentityHandoff;
+  /** Directory of the built chat widget served at /widget.js (default dist/widget). */
+  widgetDir?: string;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -87,6 +90,7 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
+  app.get('/widget.js', widgetAsset(options.widgetDir));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
