@@ -6,6 +6,7 @@ import type { Actor } from '../../core/identity/actor';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
+import { consoleStatic } from './console-static';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
@@ -37,6 +38,8 @@ export interface ApiAppOptions {
   readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
   signatureMaxAgeMs?: number;
+  /** The built operator console served under /console (default dist/console). */
+  consoleDir?: string;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -82,6 +85,7 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
+  app.use(consoleStatic(options.consoleDir));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
