@@ -58,12 +58,18 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
   return { run, busy, error };
 }
 
-/** A page: its heading receives focus on navigation so screen readers announce the new page. */
+let firstPage = true;
+
+/**
+ * A page: its heading receives focus after an in-app navigation so screen readers announce the new page. Not
+ * on the first page of a load, where the browser's own start (the skip link first) is what keyboard users expect.
+ */
 export function Page({ title, children }: { title: string; children: ComponentChildren }) {
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · Agent Platform console`;
-    heading.current?.focus();
+    if (firstPage) firstPage = false;
+    else heading.current?.focus();
   }, [title]);
   return (
     <>
