@@ -1,4 +1,4 @@
-import { Http, type HttpOptions, type RequestOptions, readSse } from './http';
+import { Http, type HttpOptions, readSse, type RequestOptions } from './http';
 import type {
   Agent,
   AgentInput,
@@ -94,7 +94,9 @@ export class PlatformClient {
   uploadDocument(kbId: string, file: Blob, filename: string) {
     const form = new FormData();
     form.append('file', file, filename);
-    return this.http.json<{ document: KbDocument; jobId: string; message: string }>('POST', `/api/knowledge/kb/${enc(kbId)}/documents`, { form });
+    return this.http.json<{ document: KbDocument; jobId: string; message: string }>('POST', `/api/knowledge/kb/${enc(kbId)}/documents`, {
+      form,
+    });
   }
   retryDocument(kbId: string, docId: string) {
     return this.send<{ documentId: string; jobId: string }>('POST', `/api/knowledge/kb/${enc(kbId)}/documents/${enc(docId)}/retry`);

@@ -168,12 +168,7 @@ export interface ChatMessage {
 }
 
 export type OperatorEventType =
-  | 'operator.joined'
-  | 'operator.left'
-  | 'operator.typing'
-  | 'operator.message'
-  | 'conversation.takeover'
-  | 'conversation.released';
+  'operator.joined' | 'operator.left' | 'operator.typing' | 'operator.message' | 'conversation.takeover' | 'conversation.released';
 
 export interface SearchResult {
   content: string;

@@ -54,7 +54,10 @@ export function consoleStatic(dir: string = DEFAULT_CONSOLE_DIR): Router {
       req.url = req.url.slice('/assets'.length);
       return assets(req, res, (err?: unknown) => {
         const status = (err as { status?: number } | undefined)?.status ?? 404;
-        res.status(status === 404 ? 404 : 400).type('text/plain').setHeader('cache-control', 'no-store');
+        res
+          .status(status === 404 ? 404 : 400)
+          .type('text/plain')
+          .setHeader('cache-control', 'no-store');
         res.send(status === 404 ? 'Not found\n' : 'Bad request\n');
       });
     }

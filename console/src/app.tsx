@@ -92,7 +92,9 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <main id="main" tabIndex={-1}>{page ?? <p>This page does not exist.</p>}</main>
+        <main id="main" tabIndex={-1}>
+          {page ?? <p>This page does not exist.</p>}
+        </main>
       </div>
     </>
   );

@@ -23,7 +23,10 @@ export function ErrorNotice({ error }: { error: unknown }) {
 }
 
 /** Loads data for a page; `reload` fetches again after a change. */
-export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): { data: T | undefined; error: unknown; loading: boolean; reload(): void } {
+export function useLoad<T>(
+  load: () => Promise<T>,
+  deps: unknown[],
+): { data: T | undefined; error: unknown; loading: boolean; reload(): void } {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
   useEffect(() => {

@@ -121,7 +121,11 @@ export const inboxMessageSchema: JsonSchema = {
   ...messageSchema,
   properties: {
     ...(messageSchema.properties as Record<string, unknown>),
-    operator: { type: 'object', properties: { displayName: { type: 'string' } }, description: 'Present on messages a human operator wrote' },
+    operator: {
+      type: 'object',
+      properties: { displayName: { type: 'string' } },
+      description: 'Present on messages a human operator wrote',
+    },
   },
 };
 

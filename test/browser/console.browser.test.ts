@@ -77,7 +77,9 @@ describeWithBrowser('operator console', () => {
         zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: files, bubbles: true, cancelable: true }));
         zone.dispatchEvent(new DragEvent('drop', { dataTransfer: files, bubbles: true, cancelable: true }));
       })()`);
-      await page.getByLabel('Choose files').setInputFiles({ name: 'warranty.md', mimeType: 'text/markdown', buffer: Buffer.from(WARRANTY) });
+      await page
+        .getByLabel('Choose files')
+        .setInputFiles({ name: 'warranty.md', mimeType: 'text/markdown', buffer: Buffer.from(WARRANTY) });
       const uploads = page.locator('.uploads li');
       await uploads.filter({ hasText: 'refund-policy.txt' }).locator('[data-status=completed]').waitFor({ timeout: 60_000 });
       await uploads.filter({ hasText: 'warranty.md' }).locator('[data-status=completed]').waitFor({ timeout: 60_000 });
@@ -184,7 +186,9 @@ describeWithBrowser('operator console', () => {
       await nav('Analytics');
       await heading('Analytics');
       await page.locator('.metrics li', { hasText: 'Conversations' }).locator('strong').waitFor();
-      expect(Number(await page.locator('.metrics li', { hasText: 'Conversations' }).locator('strong').textContent())).toBeGreaterThanOrEqual(1);
+      expect(
+        Number(await page.locator('.metrics li', { hasText: 'Conversations' }).locator('strong').textContent()),
+      ).toBeGreaterThanOrEqual(1);
       await page.locator('.chart canvas').first().waitFor();
       await checkPage('console-analytics');
 

@@ -27,7 +27,11 @@ describe('operator inbox', () => {
     const first = await startConversation(p, agent.slug, randomUUID());
     const visitor = randomUUID();
     const second = await startConversation(p, agent.slug, visitor);
-    const chat = await p.http.post(`${base(agent.slug)}/chat`, { message: 'How long do refunds take?', conversationId: second, anonymousId: visitor });
+    const chat = await p.http.post(`${base(agent.slug)}/chat`, {
+      message: 'How long do refunds take?',
+      conversationId: second,
+      anonymousId: visitor,
+    });
     expect(chat.status).toBe(200);
 
     const r = await inbox();
@@ -75,7 +79,9 @@ describe('operator inbox', () => {
     const conversationId = await startConversation(p, agent.slug, randomUUID());
     const stranger = await registerUser(p.http, { label: 'inbox-stranger' });
     expect((await inbox('', stranger.accessToken)).status).toBe(404);
-    const strangerMessages = await p.http.get(`/api/bots/${agent.id}/conversations/${conversationId}/messages`, { token: stranger.accessToken });
+    const strangerMessages = await p.http.get(`/api/bots/${agent.id}/conversations/${conversationId}/messages`, {
+      token: stranger.accessToken,
+    });
     expect(strangerMessages.status).toBe(404);
 
     const viewer = await joinOrganization(p.http, owner, owner.orgId, await registerUser(p.http, { label: 'inbox-viewer' }), 'viewer');

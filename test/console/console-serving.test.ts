@@ -9,7 +9,8 @@ import express from 'express';
 
 import { CONSOLE_CSP, consoleStatic } from '../../adapters/http/console-static';
 
-const INDEX = '<!doctype html><html lang="en"><title>console</title><script type="module" src="/console/assets/index-abc123.js"></script></html>';
+const INDEX =
+  '<!doctype html><html lang="en"><title>console</title><script type="module" src="/console/assets/index-abc123.js"></script></html>';
 
 async function serve(dir: string): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();

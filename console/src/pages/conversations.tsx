@@ -106,7 +106,13 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
           }}
         >
           <Field label="Reply as operator">
-            <textarea rows={3} required maxLength={10000} value={draft} onInput={(e) => setDraft((e.currentTarget as HTMLTextAreaElement).value)} />
+            <textarea
+              rows={3}
+              required
+              maxLength={10000}
+              value={draft}
+              onInput={(e) => setDraft((e.currentTarget as HTMLTextAreaElement).value)}
+            />
           </Field>
           <ErrorNotice error={send.error} />
           <button type="submit" class="primary" disabled={send.busy || !draft.trim()}>

@@ -120,7 +120,9 @@ export function KnowledgeBasePage({ id }: { id: string }) {
                 <>
                   <progress max={100} value={u.event?.progress ?? 0} aria-label={`Ingestion of ${u.name}`} />{' '}
                   <span class="status" data-status={u.event?.status ?? 'uploading'}>
-                    {u.event ? `${u.event.status}${u.event.stepLabel ? ` · ${u.event.stepLabel}` : ''} (${u.event.progress}%)` : 'uploading'}
+                    {u.event
+                      ? `${u.event.status}${u.event.stepLabel ? ` · ${u.event.stepLabel}` : ''} (${u.event.progress}%)`
+                      : 'uploading'}
                     {u.event?.error ? ` — ${u.event.error.message}` : ''}
                   </span>
                 </>

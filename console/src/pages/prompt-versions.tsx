@@ -7,9 +7,7 @@ import { ErrorNotice, Field, formatDate, formValues, useAction, useLoad } from '
 
 const versionName = (v: { versionMajor: number; versionMinor: number }) => `v${v.versionMajor}.${v.versionMinor}`;
 const sectionText = (items: PromptSection[]) =>
-  items
-    .map((s) => `[${s.promptType}${s.instanceRef ? `:${s.instanceRef}` : ''} · ${s.mode}]\n${s.content ?? s.prompt ?? ''}`)
-    .join('\n\n');
+  items.map((s) => `[${s.promptType}${s.instanceRef ? `:${s.instanceRef}` : ''} · ${s.mode}]\n${s.content ?? s.prompt ?? ''}`).join('\n\n');
 
 /** Prompt configuration versions (spec 4.3): save a version, compare two, move the live pointer. */
 export function PromptVersions({ agentId }: { agentId: string }) {

@@ -169,8 +169,8 @@ function WalletAndAudit() {
         <ErrorNotice error={wallet.error} />
         {wallet.data ? (
           <p>
-            Balance: <strong data-testid="wallet-balance">${wallet.data.balance.toFixed(4)}</strong> ({wallet.data.events.length} recent billing
-            events)
+            Balance: <strong data-testid="wallet-balance">${wallet.data.balance.toFixed(4)}</strong> ({wallet.data.events.length} recent
+            billing events)
           </p>
         ) : null}
       </section>
