@@ -130,7 +130,7 @@ export const chatOperations = [
       properties: {
         platform: { type: 'string', maxLength: 50, description: 'web, widget, email, whatsapp_business, api...' },
         contactId: { type: 'string', maxLength: 100 },
-        updatedSince: { type: 'string', maxLength: 64, description: 'ISO 8601 date-time: conversations updated at or after it' },
+        updatedSince: { type: 'string', format: 'date-time', description: 'ISO 8601 date-time: conversations updated at or after it' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
       },

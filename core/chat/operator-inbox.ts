@@ -19,6 +19,8 @@ export interface InboxQuery {
   offset: number;
 }
 
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
+
 const inboxItem = (c: ConversationSummary) => ({
   id: c.id,
   botId: c.agentId,
@@ -32,7 +34,8 @@ const inboxItem = (c: ConversationSummary) => ({
 
 export async function listAgentConversations(deps: ChatDeps, actor: Actor, agentId: string, q: InboxQuery) {
   const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
-  if (q.updatedSince !== undefined && Number.isNaN(Date.parse(q.updatedSince)))
+  // A four-digit year only: Date accepts '12345' (year 12345), which the database cannot store.
+  if (q.updatedSince !== undefined && (!ISO_DATE_TIME.test(q.updatedSince) || Number.isNaN(Date.parse(q.updatedSince))))
     throw new DomainError('VALIDATION', 'updatedSince must be an ISO 8601 date-time', [{ field: 'updatedSince', message: 'invalid date' }]);
   const { items, total } = await deps.store.repos.conversations.list(
     {

@@ -50,6 +50,7 @@ describe('operator inbox', () => {
     expect((await inbox('?platform=whatsapp_business')).body.conversations).toEqual([]);
     expect((await inbox(`?updatedSince=${new Date(Date.now() + 3_600_000).toISOString()}`)).body.conversations).toEqual([]);
     expect((await inbox('?updatedSince=yesterday')).status).toBe(400);
+    expect((await inbox('?updatedSince=12345')).status).toBe(400);
     expect((await inbox('?limit=101')).status).toBe(400);
   });
 
