@@ -62,7 +62,7 @@ export function consoleStatic(dir: string = DEFAULT_CONSOLE_DIR): Router {
       });
     }
     res.setHeader('cache-control', 'no-cache');
-    res.sendFile(indexPath, { dotfiles: 'deny', lastModified: false, cacheControl: false }, (err) => {
+    res.sendFile(indexPath, { lastModified: false, cacheControl: false }, (err) => {
       if (err && !res.headersSent) next(err);
     });
   });
