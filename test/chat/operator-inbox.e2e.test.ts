@@ -48,6 +48,10 @@ describe('operator inbox', () => {
     expect(limited.body.total).toBe(r.body.total);
     expect((await inbox(`?platform=${item.platform}`)).body.conversations.map((c: any) => c.id)).toContain(second);
     expect((await inbox('?platform=whatsapp_business')).body.conversations).toEqual([]);
+    // The visitor who wrote became a contact (DECISIONS "Contacts"): the inbox filters on it.
+    expect(item.contactId).toEqual(expect.any(String));
+    const ofContact = await inbox(`?contactId=${item.contactId}`);
+    expect(ofContact.body).toMatchObject({ total: 1, conversations: [{ id: second }] });
     expect((await inbox(`?updatedSince=${new Date(Date.now() + 3_600_000).toISOString()}`)).body.conversations).toEqual([]);
     expect((await inbox('?updatedSince=yesterday')).status).toBe(400);
     expect((await inbox('?updatedSince=12345')).status).toBe(400);
