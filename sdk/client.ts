@@ -71,6 +71,17 @@ export class PlatformClient {
     this.http.sessions.save(data);
     return data;
   }
+  /** Makes another of the user's organizations the active one; both new tokens replace the session (spec 5.1). */
+  async switchOrganization(organizationId: string): Promise<Session> {
+    const { data } = await this.http.json<{ data: Session }>('POST', '/api/auth/switch-org', { body: { organizationId } });
+    this.http.sessions.save(data);
+    return data;
+  }
+  acceptInvitation(token: string) {
+    return this.send<{ organization: { id: string; name: string; slug: string; role: string } }>('POST', '/api/invitations/accept', {
+      token,
+    });
+  }
   signOut(): void {
     this.http.sessions.save(null);
   }
@@ -154,6 +165,12 @@ export class PlatformClient {
   }
   submitForReview(id: string) {
     return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/submit-review`);
+  }
+  approveAgent(id: string) {
+    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/approve`);
+  }
+  rejectAgent(id: string, feedback: string) {
+    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/reject`, { feedback });
   }
   publishAgent(id: string) {
     return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/publish`);

@@ -86,4 +86,29 @@ describe('console SDK', () => {
     expect(results.results[0]).toMatchObject({ metadata: { documentTitle: 'hours.txt' } });
     expect(results.results[0]!.discoveryMethods).toContain('semantic');
   });
+
+  it("takes a member's agent through review: publishing submits it, an owner approves, then publishes", async () => {
+    const owner = client();
+    const { user } = await owner.register(account());
+    const orgId = user.organizations[0]!.id;
+    const { knowledgeBase } = await owner.createKnowledgeBase({ name: 'Reviewed' });
+    const { jobId } = await owner.uploadDocument(knowledgeBase.id, new Blob(['Returns are accepted for thirty days.']), 'returns.txt');
+    await owner.watchJob(jobId, () => undefined);
+
+    const member = client();
+    const memberAccount = account();
+    await member.register(memberAccount);
+    const { token } = await owner.createInvitation(orgId, { email: memberAccount.email, role: 'member' });
+    await member.acceptInvitation(token);
+    await member.switchOrganization(orgId);
+    expect(member.organizationId).toBe(orgId);
+
+    const draft = await member.createAgent({ name: 'Member agent', knowledgeBaseIds: [knowledgeBase.id], isDraft: true });
+    expect((await member.updateAgent(draft.id, { isDraft: false })).status).toBe('pending_review');
+    await expect(member.approveAgent(draft.id)).rejects.toMatchObject({ status: 403 });
+    expect((await owner.approveAgent(draft.id)).status).toBe('approved');
+    expect((await owner.publishAgent(draft.id)).status).toBe('published');
+    const { slug } = await owner.publishDistribution(draft.id);
+    expect((await owner.getAgent(draft.id)).slug).toBe(slug);
+  });
 });

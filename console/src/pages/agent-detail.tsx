@@ -9,6 +9,7 @@ export function AgentDetailPage({ id }: { id: string }) {
   const agent = useLoad(() => api.getAgent(id), [id]);
   const kbs = useLoad(() => api.listKnowledgeBases({ limit: 100 }), []);
   const versions = useLoad(() => api.listAgentVersions(id), [id]);
+  const a = agent.data;
   const [link, setLink] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const refresh = () => {
@@ -27,18 +28,24 @@ export function AgentDetailPage({ id }: { id: string }) {
     setNotice('Saved: a new version was recorded.');
     refresh();
   });
+  // Owners and admins take a draft live at once; a member's publish submits it for review (DECISIONS).
   const publish = useAction(async () => {
-    const bot = await api.updateAgent(id, { isDraft: false });
+    const bot = a?.status === 'approved' ? (await api.publishAgent(id)).bot : await api.updateAgent(id, { isDraft: false });
     setNotice(bot.status === 'published' ? 'Published: the agent is live.' : `Submitted: status is now ${bot.status}.`);
     refresh();
   });
+  const review = useAction(async (decision: 'approve' | 'reject', feedback?: string) => {
+    const { bot } = decision === 'approve' ? await api.approveAgent(id) : await api.rejectAgent(id, feedback ?? '');
+    setNotice(`Review recorded: status is now ${bot.status}.`);
+    refresh();
+  });
+  const [feedback, setFeedback] = useState('');
   const distribute = useAction(async () => {
     const d = await api.publishDistribution(id);
     setLink(new URL(d.url, location.origin).href);
     refresh();
   });
 
-  const a = agent.data;
   const linked = new Set(a?.knowledgeBaseIds ?? []);
   return (
     <Page title={a ? `Agent: ${a.name}` : 'Agent'}>
@@ -57,8 +64,21 @@ export function AgentDetailPage({ id }: { id: string }) {
               </strong>
               {a.reviewFeedback ? ` — review feedback: ${a.reviewFeedback}` : ''}
             </p>
+            {a.status === 'pending_review' ? (
+              <div class="row">
+                <button type="button" disabled={review.busy} onClick={() => void review.run('approve')}>
+                  Approve
+                </button>
+                <Field label="Feedback for the author">
+                  <input value={feedback} maxLength={5000} onInput={(e) => setFeedback((e.currentTarget as HTMLInputElement).value)} />
+                </Field>
+                <button type="button" disabled={review.busy || !feedback.trim()} onClick={() => void review.run('reject', feedback)}>
+                  Reject
+                </button>
+              </div>
+            ) : null}
             <div class="row">
-              {a.status !== 'published' ? (
+              {a.status === 'pending_review' ? null : a.status !== 'published' ? (
                 <button type="button" class="primary" disabled={publish.busy} onClick={() => void publish.run()}>
                   Publish
                 </button>
@@ -74,7 +94,7 @@ export function AgentDetailPage({ id }: { id: string }) {
                 Public link: <code data-testid="distribution-link">{link ?? `/api/public/agents/${a.slug}`}</code>
               </p>
             ) : null}
-            <ErrorNotice error={publish.error ?? distribute.error} />
+            <ErrorNotice error={publish.error ?? review.error ?? distribute.error} />
           </section>
           <section aria-labelledby="edit-h">
             <h2 id="edit-h">Settings</h2>
