@@ -30,7 +30,13 @@ export function AgentDetailPage({ id }: { id: string }) {
   });
   // Owners and admins take a draft live at once; a member's publish submits it for review (DECISIONS).
   const publish = useAction(async () => {
-    const bot = a?.status === 'approved' ? (await api.publishAgent(id)).bot : await api.updateAgent(id, { isDraft: false });
+    // A rejected agent leaves that state only through submit-review.
+    const bot =
+      a?.status === 'approved'
+        ? (await api.publishAgent(id)).bot
+        : a?.status === 'rejected'
+          ? (await api.submitForReview(id)).bot
+          : await api.updateAgent(id, { isDraft: false });
     setNotice(bot.status === 'published' ? 'Published: the agent is live.' : `Submitted: status is now ${bot.status}.`);
     refresh();
   });
@@ -80,7 +86,7 @@ export function AgentDetailPage({ id }: { id: string }) {
             <div class="row">
               {a.status === 'pending_review' ? null : a.status !== 'published' ? (
                 <button type="button" class="primary" disabled={publish.busy} onClick={() => void publish.run()}>
-                  Publish
+                  {a.status === 'rejected' ? 'Submit for review' : 'Publish'}
                 </button>
               ) : (
                 <button type="button" disabled={distribute.busy} onClick={() => void distribute.run()}>
