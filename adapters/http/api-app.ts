@@ -8,6 +8,7 @@ import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
+import { consoleStatic } from './console-static';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
@@ -44,6 +45,8 @@ export interface ApiAppOptions {
   handoff?: IdentityHandoff;
   /** Directory of the built chat widget served at /widget.js (default dist/widget). */
   widgetDir?: string;
+  /** The built operator console served under /console (default dist/console). */
+  consoleDir?: string;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -91,6 +94,7 @@ export function createApiApp(options: ApiAppOptions) {
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
   app.get('/widget.js', widgetAsset(options.widgetDir));
+  app.use(consoleStatic(options.consoleDir));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,

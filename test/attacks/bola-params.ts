@@ -30,6 +30,7 @@ const BY_NAME: Record<string, string> = {
   sourceId: 'source',
   versionId: 'promptVersion',
   convId: 'conversation',
+  contactId: 'contact',
   groupId: 'group',
   jobId: 'job',
   lastEventId: 'literal:event-id',
