@@ -469,6 +469,35 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         ).rejects.toThrow('boom');
         expect(await repos.users.findById(u.id)).toBeNull();
       });
+
+      it('run afterCommit work once the outermost transaction committed, and never after a rollback', async () => {
+        const u = newUser();
+        const seen: (string | null)[] = [];
+        let done!: () => void;
+        const ran = new Promise<void>((resolve) => (done = resolve));
+        await store.transaction(async (tx) => {
+          await tx.users.create(u);
+          await store.transaction(async () =>
+            store.afterCommit(async () => {
+              // A reader outside the transaction (another connection, a queue consumer) finds the row.
+              seen.push((await repos.users.findById(u.id))?.id ?? null);
+              done();
+            }),
+          );
+          expect(seen).toEqual([]); // not while the outer transaction is open
+        });
+        await ran;
+        expect(seen).toEqual([u.id]);
+        let rolledBack = false;
+        await expect(
+          store.transaction(async () => {
+            store.afterCommit(() => (rolledBack = true));
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        await new Promise((r) => setTimeout(r, 10));
+        expect(rolledBack).toBe(false);
+      });
     });
   });
 }
