@@ -7,6 +7,9 @@ import { randomUUID } from 'node:crypto';
 
 import { JobFeed, type JobFrame } from '../../core/jobs/job-feed';
 import { JobKindRegistry } from '../../core/jobs/job-kinds';
+import { JobTracker } from '../../core/jobs/job-tracker';
+import { ingestionReporter } from '../../core/knowledge/ingestion-progress';
+import type { Store } from '../../core/ports/store';
 import { buildJobKind } from '../../core/provisioning/build-event';
 import { createJobsHarness, type JobsHarness, waitFor } from './jobs-harness';
 
@@ -134,6 +137,27 @@ describe('JobTracker', () => {
     expect((await h.deps.store.repos.jobs.find(id))!.status).toBe('queued');
     expect(await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).toEqual([]);
     await h.tracker.complete(id, { result: { chunkCount: 1 } });
+    expect((await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).map((d) => d.event)).toEqual(['completed']);
+  });
+});
+
+describe('terminal reports of a pipeline', () => {
+  it('are retried when the store is busy, so the job ends and its webhook is recorded', async () => {
+    const id = randomUUID();
+    await newJob({ id, webhookUrl: 'https://hooks.example/in' });
+    // The embedded database answers "busy" to the first two attempts (its connection wait ran out).
+    let busy = 2;
+    const store = h.deps.store;
+    const flaky: Store = {
+      repos: store.repos,
+      transaction: (work) => (busy-- > 0 ? Promise.reject(new Error('Knex: Timeout acquiring a connection')) : store.transaction(work)),
+      afterCommit: (work) => store.afterCommit(work),
+    };
+    const tracker = new JobTracker({ ...h.deps, store: flaky });
+    const reporter = ingestionReporter({ ...h.knowledge.deps, jobs: tracker }, id, []);
+    await reporter.completed({ chunkCount: 3 }, {});
+    expect(busy).toBe(-1);
+    expect(await h.deps.store.repos.jobs.find(id)).toMatchObject({ status: 'completed', result: { chunkCount: 3 } });
     expect((await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).map((d) => d.event)).toEqual(['completed']);
   });
 });
