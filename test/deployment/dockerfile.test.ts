@@ -35,9 +35,9 @@ describe('Dockerfile', () => {
     expect(health[0]).toContain('/health');
   });
 
-  it('bundles the chat widget into the image, so /widget.js is served without a build on the host', () => {
-    expect(instructions('RUN')).toContain('node widget/build.mjs');
-    expect(finalStage.some((l) => /^COPY --from=deps \/app\/dist \.\/dist$/i.test(l))).toBe(true);
+  it('builds the browser UIs (widget and console) into the image, so they are served without a build on the host', () => {
+    expect(instructions('RUN')).toContain('npm run build:ui');
+    expect(finalStage.some((l) => /^COPY --from=ui \/app\/dist \.\/dist$/i.test(l))).toBe(true);
   });
 
   it('keeps local state and secrets out of the build context', () => {
