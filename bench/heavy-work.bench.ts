@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { spaceFor } from '../adapters/pgvector/pgvector.schema';
+import { createSpace, spaceFor } from '../adapters/pgvector/pgvector.schema';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
@@ -123,19 +123,34 @@ async function main() {
     clearInterval(sampler);
     const ingested = done as unknown as { processingStatus: string; chunkCount: number };
 
-    // 3. raw multi-row INSERT of the same rows into the same table (vectors read back, so identical)
+    // 3. raw multi-row INSERTs of the same rows (vectors read back, so identical), 500 a statement in one transaction,
+    // into a new table of the same definition (HNSW, GIN, btree indexes, BM25 statistics triggers): the baseline.
+    // Copies into the document's own table would be cheaper than any real load: pgvector's HNSW adds a row whose
+    // vector equals an indexed one to that element instead of linking it into the graph. Measured too, as
+    // `duplicateVectors`, since earlier runs used it as the baseline.
     const space = spaceFor(platform.infrastructure.knowledge.embeddingDimensions);
     const knex = platform.infrastructure.db.knex;
     const rows = await knex(space.table).where({ document_id: up.body.document.id }).select('*');
-    const copies = rows.map((r: Record<string, unknown>) => {
+    const plain = rows.map((r: Record<string, unknown>) => {
       const { tsv: _tsv, ...rest } = r;
-      return { ...rest, id: randomUUID(), document_id: randomUUID(), metadata: JSON.stringify(r.metadata ?? {}) };
+      return { ...rest, metadata: JSON.stringify(r.metadata ?? {}) };
     });
-    const rawStarted = now();
-    await knex.transaction(async (trx) => {
-      for (let i = 0; i < copies.length; i += 500) await trx(space.table).insert(copies.slice(i, i + 500));
-    });
-    const rawMs = now() - rawStarted;
+    const rawInsert = async (table: string, copies: Record<string, unknown>[]) => {
+      const t = now();
+      await knex.transaction(async (trx) => {
+        for (let i = 0; i < copies.length; i += 500) await trx(table).insert(copies.slice(i, i + 500));
+      });
+      const ms = now() - t;
+      const ids = copies.map((c) => c.id as string);
+      await knex(table).whereIn('id', ids).delete(); // the statistics triggers take the copies back out
+      return ms;
+    };
+    const baselineTable = `${space.table}_bench_raw`;
+    await createSpace(knex, { ...space, table: baselineTable }, 'english'); // the registry keeps the real table
+    const rawMs = await rawInsert(baselineTable, plain);
+    await knex.schema.dropTable(baselineTable);
+    const duplicates = plain.map((r) => ({ ...r, id: randomUUID(), document_id: randomUUID() }));
+    const duplicateMs = await rawInsert(space.table, duplicates);
 
     // 2. bombs through upload, a public attachment and extract-text, with a light request running throughout
     const docx = docxBomb(24);
@@ -228,11 +243,16 @@ async function main() {
           chunksPerSecond: +((ingested.chunkCount / ingestMs) * 1000).toFixed(0),
         },
         baseline: {
-          what: 'raw multi-row INSERT (500 rows a statement) of the same rows into the same table',
-          rows: copies.length,
-          chunksPerSecond: +((copies.length / rawMs) * 1000).toFixed(0),
+          what: 'raw multi-row INSERTs (500 rows a statement, one transaction) of the same rows into a new table of the same definition (HNSW, GIN, btree indexes, BM25 statistics triggers)',
+          rows: plain.length,
+          chunksPerSecond: +((plain.length / rawMs) * 1000).toFixed(0),
         },
-        ratio: +(ingestMs / ingested.chunkCount / (rawMs / copies.length)).toFixed(2),
+        ratio: +(ingestMs / ingested.chunkCount / (rawMs / plain.length)).toFixed(2),
+        duplicateVectors: {
+          what: "the earlier baseline: the same rows copied into the document's own table, where each vector equals an indexed one and HNSW skips linking it",
+          chunksPerSecond: +((plain.length / duplicateMs) * 1000).toFixed(0),
+          ratio: +(ingestMs / ingested.chunkCount / (duplicateMs / plain.length)).toFixed(2),
+        },
       },
       residentMemoryMb: { afterBoot: mb(rssAfterBoot), peakWhileIngesting: mb(rssPeak), atEnd: mb(process.memoryUsage().rss) },
       note: 'One process as in `npm start`: gateway, api, worker and the embedded database share the cores; heavy work in worker threads.',

@@ -118,3 +118,32 @@ describe('pgvector BM25 term statistics', () => {
     expect(await stats(kb)).toEqual({ chunks: 0, df: {} });
   });
 });
+
+describe('pgvector vector text', () => {
+  let db3: Database;
+  beforeAll(async () => {
+    db3 = await openDatabase({ memory: true });
+  });
+  afterAll(() => db3.close());
+
+  it('stores every entry as the float32 nearest to it, tiny, negative and repeating ones included', async () => {
+    const index = await PgvectorVectorIndex.open({ knex: db3.knex });
+    const embedding = [1 / 3, -2 / 3, 1e-20, -7.006e-8, 0.1, 123456.789, 0, -0.5];
+    const chunk: VectorChunk = {
+      id: randomUUID(),
+      organizationId: randomUUID(),
+      knowledgeBaseId: randomUUID(),
+      documentId: randomUUID(),
+      chunkIndex: 0,
+      content: 'values',
+      embedding,
+      embeddingType: 'text',
+      importance: 0.5,
+      metadata: {},
+    };
+    await index.upsert([chunk]);
+    const row = await db3.knex('kv_chunks_8').where({ id: chunk.id }).select(db3.knex.raw('embedding::real[] AS e')).first();
+    // Postgres prints each real in its shortest exact form; read back as float32 it must be the same number
+    expect((row.e as number[]).map(Math.fround)).toEqual(embedding.map(Math.fround));
+  });
+});
