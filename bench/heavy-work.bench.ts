@@ -19,7 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { createSpace, spaceFor } from '../adapters/pgvector/pgvector.schema';
+import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
+import type { PgvectorVectorIndex } from '../adapters/pgvector/pgvector.vector-index';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
@@ -120,6 +121,9 @@ async function main() {
     const windows: Load[] = [];
     while (!done) windows.push(await autocannon(me, bystander, SECONDS));
     const ingestMs = (await finished) - started;
+    // large documents are searchable when completed; their HNSW links are made in the background afterwards
+    await (platform.infrastructure.knowledge.vectorIndex as PgvectorVectorIndex).whenIndexed();
+    const indexedMs = now() - started;
     clearInterval(sampler);
     const ingested = done as unknown as { processingStatus: string; chunkCount: number };
 
@@ -149,6 +153,7 @@ async function main() {
     await createSpace(knex, { ...space, table: baselineTable }, 'english'); // the registry keeps the real table
     const rawMs = await rawInsert(baselineTable, plain);
     await knex.schema.dropTable(baselineTable);
+    await knex.schema.dropTable(stagedTableOf({ ...space, table: baselineTable }));
     const duplicates = plain.map((r) => ({ ...r, id: randomUUID(), document_id: randomUUID() }));
     const duplicateMs = await rawInsert(space.table, duplicates);
 
@@ -239,8 +244,13 @@ async function main() {
       ingestion: {
         target: '>= 1000 chunks/s end to end, within 1.5x of the raw insert',
         figure: {
-          what: 'upload until completed (load, chunk, embed, store, summary)',
+          what: 'upload until completed and searchable (load, chunk, embed, store, graph, summary)',
           chunksPerSecond: +((ingested.chunkCount / ingestMs) * 1000).toFixed(0),
+        },
+        untilHnswLinked: {
+          what: 'upload until the background move has linked every chunk into the HNSW index (searchable by exact distance before)',
+          chunksPerSecond: +((ingested.chunkCount / indexedMs) * 1000).toFixed(0),
+          ratio: +(indexedMs / ingested.chunkCount / (rawMs / plain.length)).toFixed(2),
         },
         baseline: {
           what: 'raw multi-row INSERTs (500 rows a statement, one transaction) of the same rows into a new table of the same definition (HNSW, GIN, btree indexes, BM25 statistics triggers)',
