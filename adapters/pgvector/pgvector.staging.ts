@@ -10,8 +10,8 @@ import type { Knex } from 'knex';
 
 import { CHUNK_COLUMNS, stagedTableOf, type VectorSpace } from './pgvector.schema';
 
-/** Rows linked into the graph per transaction: a few hundred milliseconds of the database on a small machine. */
-export const MOVE_BATCH = 32;
+/** Rows linked into the graph per transaction: about 100 ms of the database on a small machine, so requests interleave. */
+export const MOVE_BATCH = 16;
 
 const columns = CHUNK_COLUMNS.join(', ');
 const updates = CHUNK_COLUMNS.filter((c) => c !== 'id')

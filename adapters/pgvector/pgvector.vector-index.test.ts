@@ -211,7 +211,7 @@ describe('pgvector staged writes of large documents', () => {
       deleted: 0,
       written: 200,
     });
-    expect((await inTables(doc)).staged).toBeGreaterThan(0); // 32 rows a turn: most still wait
+    expect((await inTables(doc)).staged).toBeGreaterThan(0); // 16 rows a turn: most still wait
     expect(await index.countByDocument(org, doc)).toBe(200);
     const whileMoving = [];
     for (const q of queries) whileMoving.push(ids(await index.search(q)));
