@@ -11,6 +11,7 @@
  *
  *   npx tsx bench/heavy-work.bench.ts     writes bench/results/heavy-work.json
  *   BENCH_MARKDOWN_MB=1 BENCH_SECONDS=3   a smaller run
+ *   PGVECTOR_DEFER_HNSW_ABOVE=1000000     every chunk linked into HNSW as it is written (no staging)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -57,6 +58,8 @@ async function main() {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_IP: '100000000',
     RATE_LIMIT_PER_PRINCIPAL: '100000000',
+    // a large value links every chunk into HNSW as it is written (the behaviour before staging), for comparison
+    ...(process.env.PGVECTOR_DEFER_HNSW_ABOVE ? { PGVECTOR_DEFER_HNSW_ABOVE: process.env.PGVECTOR_DEFER_HNSW_ABOVE } : {}),
   });
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const rssAfterBoot = process.memoryUsage().rss;
@@ -265,6 +268,7 @@ async function main() {
         },
       },
       residentMemoryMb: { afterBoot: mb(rssAfterBoot), peakWhileIngesting: mb(rssPeak), atEnd: mb(process.memoryUsage().rss) },
+      pgvectorDeferHnswAbove: process.env.PGVECTOR_DEFER_HNSW_ABOVE ?? 'default (256)',
       note: 'One process as in `npm start`: gateway, api, worker and the embedded database share the cores; heavy work in worker threads.',
     };
     await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
