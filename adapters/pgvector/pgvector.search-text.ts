@@ -12,7 +12,8 @@ export const SEARCH_TEXT_FUNCTION = `CREATE OR REPLACE FUNCTION kv_search_text(t
   LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $fn$ SELECT regexp_replace(t, '[./\\\\@:]', ' ', 'g') $fn$`;
 
 /** The generated tsvector column's expression for a text search configuration. */
-export const tsvExpression = (textSearchConfig: string) => `to_tsvector('${textSearchConfig}', kv_search_text(content))`;
+export const tsvExpression = (textSearchConfig: string) =>
+  `to_tsvector('${textSearchConfig}', kv_search_text(coalesce(metadata->>'documentTitle', '') || E'\\n' || content))`;
 
 /**
  * Migration body: the function, then every existing chunk table's tsv regenerated through it (same text
@@ -44,4 +45,3 @@ export async function splitIdentifierSeparators(db: Knex): Promise<void> {
       ON CONFLICT (knowledge_base_id, term) DO UPDATE SET df = d.df + excluded.df`);
   }
 }
-

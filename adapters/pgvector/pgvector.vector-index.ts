@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
-import { BM25_SCORE, BM25_TERMS, bm25Matches } from './pgvector.bm25';
+import { BM25_SCORE, BM25_TERMS, bm25Matches, textScoreOf } from './pgvector.bm25';
 import { createSpace, ensurePgvectorExtension, listSpaces, pgvectorMigrations, spaceFor, type VectorSpace } from './pgvector.schema';
 
 export interface PgvectorVectorIndexOptions {
@@ -49,7 +49,7 @@ const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 const toCandidate = (r: Record<string, unknown>): Candidate => ({
   chunk: toChunk(r),
   vectorScore: r.sim == null ? null : clamp01(Number(r.sim)),
-  textScore: r.text_score == null ? null : clamp01(Number(r.text_score)),
+  textScore: r.text_score == null ? null : textScoreOf(Number(r.text_score)),
 });
 
 /** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
@@ -205,7 +205,6 @@ export class PgvectorVectorIndex implements VectorIndex {
       const rows: Record<string, unknown>[] = [];
       for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
       const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
-      // by the unclamped score: strong matches all reach text score 1, BM25 still orders them
       const relevance = (r: Record<string, unknown>) => Number(r.text_score);
       const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
         relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));

@@ -8,6 +8,7 @@ import {
   fuse,
   jaccard,
   OFFLINE_EMBEDDER_WEIGHTS,
+  rankingProfileFor,
   scoreCandidates,
   selectResults,
   shingles,
@@ -147,6 +148,29 @@ describe('weights', () => {
     const offline = weightsFor('local/hash-embed-v1');
     expect(offline).toBe(OFFLINE_EMBEDDER_WEIGHTS);
     expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
+  });
+
+  it('moves the offline floor with the weights: a text-only match passes at the same text score as with the spec weights', () => {
+    const offline = { ...DEFAULT_RANKING, ...rankingProfileFor('local/hash-embed-v1') };
+    const spec = { ...DEFAULT_RANKING, ...rankingProfileFor('openai/text-embedding-3-large') };
+    expect(spec.minCombinedScore).toBe(0.25);
+    for (const [text, passes] of [
+      [0.69, false],
+      [0.71, true],
+    ] as const) {
+      const [c] = fuse([], [cand(stored(), 0, text)], 60);
+      expect(scoreCandidates([c], null, spec)).toHaveLength(passes ? 1 : 0);
+      expect(scoreCandidates([c], null, offline)).toHaveLength(passes ? 1 : 0);
+    }
+  });
+
+  it('lets text lead the offline ranking: a strong text match beats a closer vector neighbour with a weak text match', () => {
+    const [a, b] = [stored(), stored()];
+    const pool = fuse([cand(b, 0.6, 0.3)], [cand(a, 0.3, 0.9)], 60);
+    const noFloors = { ...DEFAULT_RANKING, minCombinedScore: 0 };
+    const offline = { ...noFloors, weights: rankingProfileFor('local/hash-embed-v1').weights };
+    expect(scoreCandidates(pool, null, offline).map((r) => r.chunk.id)).toEqual([a.id, b.id]);
+    expect(scoreCandidates(pool, null, noFloors).map((r) => r.chunk.id)).toEqual([b.id, a.id]);
   });
 
   it('applies the vector floor to text matches only when asked to', () => {
