@@ -4,6 +4,9 @@
  * never matched them (the evaluation's identifier and scoped-package questions lost most of their misses
  * here). `kv_search_text` turns the separators of such tokens into spaces before parsing, on both sides;
  * hyphenated words (`--no-clobber`, `git-rebase`) are left to the parser, which keeps the compound and its parts.
+ * Each chunk's vector also holds its document's title (metadata.documentTitle), once: a question naming the
+ * document then favours its chunks over others that merely mention the name (BM25F with a title field of
+ * weight 1; evaluation: name questions recall@3 0.933 -> 0.950, paraphrases 0.883 -> 0.900 text-only).
  */
 import type { Knex } from 'knex';
 

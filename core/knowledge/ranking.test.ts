@@ -150,18 +150,16 @@ describe('weights', () => {
     expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
   });
 
-  it('moves the offline floor with the weights: a text-only match passes at the same text score as with the spec weights', () => {
+  it('raises the offline floor with the text weight: a partial text match that the spec floor keeps is dropped', () => {
     const offline = { ...DEFAULT_RANKING, ...rankingProfileFor('local/hash-embed-v1') };
     const spec = { ...DEFAULT_RANKING, ...rankingProfileFor('openai/text-embedding-3-large') };
     expect(spec.minCombinedScore).toBe(0.25);
-    for (const [text, passes] of [
-      [0.69, false],
-      [0.71, true],
-    ] as const) {
-      const [c] = fuse([], [cand(stored(), 0, text)], 60);
-      expect(scoreCandidates([c], null, spec)).toHaveLength(passes ? 1 : 0);
-      expect(scoreCandidates([c], null, offline)).toHaveLength(passes ? 1 : 0);
-    }
+    // a third of the query's words, near vector: spec 0.6*0.36 + 0.25*0.3 + 0.075 = 0.366 passes
+    const [partial] = fuse([cand(stored(), 0.36, 0.3)], [], 60);
+    expect(scoreCandidates([partial], null, spec)).toHaveLength(1);
+    expect(scoreCandidates([partial], null, offline)).toEqual([]);
+    const [full] = fuse([], [cand(stored(), 0.2, 0.8)], 60);
+    expect(scoreCandidates([full], null, offline)).toHaveLength(1);
   });
 
   it('lets text lead the offline ranking: a strong text match beats a closer vector neighbour with a weak text match', () => {
