@@ -8,6 +8,7 @@ import {
   fuse,
   jaccard,
   OFFLINE_EMBEDDER_WEIGHTS,
+  type RankingOptions,
   rankingProfileFor,
   scoreCandidates,
   selectResults,
@@ -150,16 +151,18 @@ describe('weights', () => {
     expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
   });
 
-  it('raises the offline floor with the text weight: a partial text match that the spec floor keeps is dropped', () => {
+  it('checks the floor on the spec weights under the offline profile: the same chunks pass, in a new order', () => {
     const offline = { ...DEFAULT_RANKING, ...rankingProfileFor('local/hash-embed-v1') };
     const spec = { ...DEFAULT_RANKING, ...rankingProfileFor('openai/text-embedding-3-large') };
-    expect(spec.minCombinedScore).toBe(0.25);
-    // a third of the query's words, near vector: spec 0.6*0.36 + 0.25*0.3 + 0.075 = 0.366 passes
-    const [partial] = fuse([cand(stored(), 0.36, 0.3)], [], 60);
-    expect(scoreCandidates([partial], null, spec)).toHaveLength(1);
-    expect(scoreCandidates([partial], null, offline)).toEqual([]);
-    const [full] = fuse([], [cand(stored(), 0.2, 0.8)], 60);
-    expect(scoreCandidates([full], null, offline)).toHaveLength(1);
+    // near vector, partial text: passes the spec floor (0.6*0.4 + 0.25*0.2 + 0.075 = 0.365) though its
+    // text-led score is 0.275; a text-only hit under the bar (0.25*0.6 + 0.075 = 0.225) stays out
+    const near = stored();
+    const strong = stored();
+    const pool = fuse([cand(near, 0.4, 0.2)], [cand(strong, 0.1, 0.9), cand(stored(), 0, 0.6)], 60);
+    const ids = (o: RankingOptions) => scoreCandidates(pool, null, o).map((r) => r.chunk.id);
+    expect(ids(spec)).toEqual([near.id, strong.id]);
+    expect(ids(offline)).toEqual([strong.id, near.id]);
+    expect(scoreCandidates(pool, null, offline)[1].score).toBeCloseTo(0.15 * 0.4 + 0.7 * 0.2 + 0.075);
   });
 
   it('lets text lead the offline ranking: a strong text match beats a closer vector neighbour with a weak text match', () => {
