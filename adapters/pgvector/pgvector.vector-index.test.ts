@@ -158,4 +158,28 @@ describe('pgvector BM25 term statistics', () => {
     expect(text[1].textScore).toBeGreaterThanOrEqual(0.7);
     expect(text[0].textScore!).toBeGreaterThan(text[1].textScore!);
   });
+
+  it('migration 0025 regenerates existing chunk tables and their term statistics', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const doc = randomUUID();
+    await index.upsert([{ ...at(org, kb, doc, 0, 'Call doc.createNode(value) here.'), metadata: { documentTitle: 'nodekit' } }]);
+    // back to the schema before 0025: tsv from the raw content, statistics to match, migration not applied
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 DROP COLUMN tsv`);
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED`);
+    await db2.knex.raw(`DELETE FROM kv_kb_term_df WHERE knowledge_base_id = ?`, [kb]);
+    await db2.knex.raw(
+      `INSERT INTO kv_kb_term_df (knowledge_base_id, term, df) SELECT ?, l, 1 FROM kv_chunks_4, unnest(tsvector_to_array(tsv)) l WHERE document_id = ?`,
+      [kb, doc],
+    );
+    await db2.knex('vector_migrations').where({ name: '0025_search_text_splits_identifiers' }).delete();
+    expect((await stats(kb)).df).toHaveProperty(['doc.createnode']);
+
+    const reopened = await PgvectorVectorIndex.open({ knex: db2.knex });
+    const { df } = await stats(kb);
+    expect(df).toMatchObject({ createnod: 1, nodekit: 1, doc: 1 });
+    expect(df).not.toHaveProperty(['doc.createnode']);
+    const { text } = await reopened.search({ ...textQuery(org, kb, 'createNode'), candidatesPerKnowledgeBase: 5 });
+    expect(text.map((c) => c.chunk.documentId)).toEqual([doc]);
+  });
 });
