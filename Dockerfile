@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image, every role: `docker run IMAGE <start|gateway|api|worker|migrate>` (default: start).
-# TypeScript runs through tsx at runtime (a production dependency), so there is no build step.
+# TypeScript runs through tsx at runtime (a production dependency), so the server has no build step; the
+# browser UIs (operator console, widget) are built in the `ui` stage and only their output is copied.
 
 FROM node:20-bookworm-slim AS deps
 WORKDIR /app
@@ -8,7 +9,15 @@ COPY package.json package-lock.json ./
 # Production dependencies only (tsx is one of them); dev tools (jest, swc, tsc) stay out of the image.
 # npm install, not npm ci: the lock is written where only linux-x64 optional packages can be fetched, so it
 # lacks the other platforms' entries and npm ci would refuse it; the versions it pins still apply.
-RUN npm install --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: the package's `prepare` builds the UIs, which needs the dev tools this stage leaves out.
+RUN npm install --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+
+FROM node:20-bookworm-slim AS ui
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --no-audit --no-fund --ignore-scripts
+COPY . .
+RUN npm run build:ui
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -22,6 +31,7 @@ WORKDIR /app
 # Code and dependencies stay root-owned (read-only to the app user).
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
+COPY --from=ui /app/dist ./dist
 # DATA_DIR must be writable by the unprivileged user: `start` keeps PGlite and blobs there, and
 # `start`/`migrate` keep their generated secrets there (split roles get theirs from the environment).
 RUN mkdir -p /app/data && chown node:node /app/data

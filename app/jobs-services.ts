@@ -1,18 +1,22 @@
 /**
  * Wiring of the job contract (DECISIONS "Jobs"): the job kinds (areas with their own event shape register them
- * in `jobKinds`), the JobTracker every long-running job reports through, and the `webhooks.deliver` worker.
+ * in `jobKinds`), the JobTracker every long-running job reports through, the `webhooks.deliver` worker and the
+ * relay of the worker role that re-queues deliveries whose message was lost.
  * One JobDeps per infrastructure, so the api and the worker of a process share it.
  */
 import { DEFAULT_JOB_SETTINGS, type JobDeps } from '../core/jobs/job-deps';
 import { JobKindRegistry } from '../core/jobs/job-kinds';
 import { JobTracker } from '../core/jobs/job-tracker';
+import type { Subscription } from '../core/ports/job-queue';
 import { buildJobKind } from '../core/provisioning/build-event';
 import {
   DEFAULT_WEBHOOK_SETTINGS,
   deliverWebhook,
+  relayStalledWebhooks,
   WEBHOOK_QUEUE,
   type WebhookDeps,
   type WebhookJobPayload,
+  webhookRelayAfterMs,
 } from '../core/webhooks/webhooks';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
@@ -63,16 +67,37 @@ export function buildWebhookDeps(infra: Infrastructure): WebhookDeps {
   };
 }
 
-/** The worker of `webhooks.deliver`: the queue's backoff spaces the attempts; the delivery row counts them. */
+/** The worker of `webhooks.deliver`: one message per attempt; the delivery row counts and spaces them. */
 export const webhookDeliveryConsumer: Consumer<object> = {
   queue: WEBHOOK_QUEUE,
   start: (infra) => {
     const deps = buildWebhookDeps(infra);
     return infra.queue.consume<WebhookJobPayload>(WEBHOOK_QUEUE, async (job) => void (await deliverWebhook(deps, job)), {
       concurrency: 4,
-      // A crashed worker's attempt is not recorded: leave the queue room beyond the recorded attempts.
-      maxAttempts: deps.settings.maxAttempts + 2,
+      // Retries here only cover a failing store or queue; receiver failures are the delivery's own attempts.
+      maxAttempts: 5,
       backoffMs: deps.settings.backoffMs,
     });
+  },
+};
+
+/** Not a queue consumer: relays stalled deliveries at start and then every half relay delay. */
+export const webhookRelayConsumer: Consumer<object> = {
+  queue: `${WEBHOOK_QUEUE}.relay`,
+  async start(infra): Promise<Subscription> {
+    const deps = buildWebhookDeps(infra);
+    let running: Promise<unknown> = Promise.resolve();
+    const tick = () => {
+      running = relayStalledWebhooks(deps).catch((error) => deps.log('error', 'webhook relay failed', error));
+    };
+    tick();
+    const timer = setInterval(tick, Math.floor(webhookRelayAfterMs(deps.settings) / 2));
+    timer.unref();
+    return {
+      close: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
   },
 };

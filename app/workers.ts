@@ -6,7 +6,7 @@ import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { graphOptimizeConsumer } from './graph-services';
 import type { Infrastructure } from './infrastructure';
-import { webhookDeliveryConsumer } from './jobs-services';
+import { webhookDeliveryConsumer, webhookRelayConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
 import { provisioningBuildConsumer, provisioningSweepConsumer } from './provisioning-services';
 import { attachmentExtractConsumer } from './public-chat-services';
@@ -21,6 +21,7 @@ export const consumers: Consumer<Services>[] = [
   sourceSchedulerConsumer,
   attachmentExtractConsumer,
   webhookDeliveryConsumer,
+  webhookRelayConsumer,
   provisioningBuildConsumer,
   provisioningSweepConsumer,
   channelInboundConsumer,

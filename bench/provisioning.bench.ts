@@ -7,6 +7,9 @@
  *      poll of the same build.
  *   3. 100 concurrent POSTs with one Idempotency-Key: distinct builds (must be 1) and latency, against 100
  *      concurrent GET /v1/me with the same key.
+ *   4. Webhook delivery: N builds (4 at a time) with `deliver.webhookUrl` to a local HTTPS receiver that fails the
+ *      first attempt of every other delivery (503); delivered phase webhooks against the expected count (7 phases
+ *      per build), in order, and the deliveries' attempts, all from the same run (backoff shortened to 50 ms).
  *
  *   npx tsx bench/provisioning.bench.ts     writes bench/results/provisioning.json
  */
@@ -21,10 +24,13 @@ import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../test/fakes/fake-http-server';
+import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
 import { percentile, summary } from './support/latency';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 8);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
+const HOOKED_BUILDS = Number(process.env.BENCH_WEBHOOK_BUILDS ?? 24);
+const PHASES = ['queued', 'detecting', 'scraping', 'analyzing', 'provisioning', 'indexing', 'ready'];
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -46,7 +52,7 @@ async function firstFrame(res: Response): Promise<number> {
 }
 
 async function main() {
-  const channels = Array.from({ length: BUILDS * 2 + 2 }, (_, i) =>
+  const channels = Array.from({ length: BUILDS * 2 + 2 + HOOKED_BUILDS }, (_, i) =>
     cookingChannel(`benchchef${i}`, 10, `UCbenchchef${String(i).padStart(13, '0')}`),
   );
   const youtube = new FakeHttpServer((req) => {
@@ -55,6 +61,10 @@ async function main() {
     return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
   });
   const base = await youtube.start();
+  // Every other delivery (counted across the run) fails its first attempt.
+  let deliveriesSeen = 0;
+  const receiver = new HttpsWebhookReceiver((attempt) => (attempt === 1 && deliveriesSeen++ % 2 === 0 ? 503 : 200));
+  const hook = await receiver.start();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-prov-'));
   const config = loadConfig('start', {
     DATA_DIR: dataDir,
@@ -66,7 +76,9 @@ async function main() {
     PLAN_KNOWLEDGE_BASES: '1000',
     INITIAL_CREDITS_USD: '1000',
     YOUTUBE_BASE_URL: base,
-    OUTBOUND_ALLOW: new URL(base).host,
+    OUTBOUND_ALLOW: `${new URL(base).host},127.0.0.1:${hook.port}`,
+    OUTBOUND_CA_FILE: WEBHOOK_RECEIVER_CA_FILE,
+    WEBHOOK_RETRY_BACKOFF_MS: '50',
   });
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const gw = platform.gatewayUrl;
@@ -155,6 +167,66 @@ async function main() {
       }),
     );
 
+    // 4: phase webhooks of N builds, 4 at a time, to a receiver failing every other first attempt.
+    const hooked: string[] = [];
+    for (let i = 0; i < HOOKED_BUILDS; i += 4) {
+      const batch = Array.from({ length: Math.min(4, HOOKED_BUILDS - i) }, (_, j) => BUILDS * 2 + 2 + i + j);
+      hooked.push(
+        ...(await Promise.all(
+          batch.map(async (n) => {
+            const r = await fetch(`${gw}/v1/agents:from-url`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                url: `https://www.youtube.com/@benchchef${n}`,
+                mode: 'preview',
+                deliver: { webhookUrl: `${hook.url}/hooks` },
+              }),
+            });
+            const { buildId } = (await r.json()) as { buildId: string };
+            while (!['ready', 'failed'].includes(await pollStatus(buildId))) await sleep(20);
+            return buildId;
+          }),
+        )),
+      );
+    }
+    type Delivery = { event: string; status: string; attempts: number };
+    const deliveriesOf = async (buildId: string) =>
+      (
+        (await (
+          await fetch(`${gw}/api/jobs/${buildId}/webhook-deliveries`, { headers: { authorization: `Bearer ${session.data.accessToken}` } })
+        ).json()) as { deliveries: Delivery[] }
+      ).deliveries;
+    const settleBy = Date.now() + 120_000;
+    let rows: Delivery[][] = [];
+    for (;;) {
+      rows = await Promise.all(hooked.map(deliveriesOf));
+      if (rows.flat().every((d) => d.status !== 'pending') || Date.now() > settleBy) break;
+      await sleep(200);
+    }
+    const expected = hooked.length * PHASES.length;
+    const ok = receiver.received
+      .filter((q) => q.status === 200)
+      .map((q) => JSON.parse(q.body.toString('utf8')) as { buildId: string; status: string });
+    const receivedInOrder = hooked.filter(
+      (id) =>
+        ok
+          .filter((e) => e.buildId === id)
+          .map((e) => e.status)
+          .join() === PHASES.join(),
+    ).length;
+    const delivered = rows.flat().filter((d) => d.status === 'delivered');
+    const webhooks = {
+      builds: hooked.length,
+      expected,
+      recordedDelivered: delivered.length,
+      receivedOk: ok.length,
+      deliveredRatio: +(delivered.length / expected).toFixed(4),
+      buildsReceivedAllPhasesInOrder: receivedInOrder,
+      firstAttemptsFailed: receiver.received.filter((q) => q.status === 503).length,
+      deliveriesRetried: delivered.filter((d) => d.attempts > 1).length,
+    };
+
     const results = {
       name: 'provisioning',
       machine: { cpus: os.cpus().length, node: process.version },
@@ -172,6 +244,7 @@ async function main() {
         p50Ratio: +(percentile(idemMs, 50) / percentile(meMs, 50)).toFixed(2),
       },
       oneHandleDifferentKeys: { calls: CONCURRENT, distinctBuilds: new Set(sameHandle).size, latency: summary(keysMs) },
+      webhooks,
     };
     await mkdir(path.join(__dirname, 'results'), { recursive: true });
     await writeFile(path.join(__dirname, 'results', 'provisioning.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -179,6 +252,7 @@ async function main() {
   } finally {
     await platform.close();
     await youtube.close();
+    await receiver.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,5 @@
 import { componentSchemas, namedSchemas, withRefs } from './openapi-components';
+import { withExamples } from './openapi-examples';
 import type { Operation } from './operation';
 
 /** `:name` is a parameter; `\\:` is a literal colon (`/v1/agents\\:from-url`, escaped for the router). */
@@ -53,14 +54,21 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
           {
             description: r.description,
             ...(r.schema || r.contentType
-              ? { content: { [r.contentType ?? 'application/json']: { schema: withRefs(r.schema ?? {}, names) } } }
+              ? {
+                  content: {
+                    [r.contentType ?? 'application/json']: {
+                      schema: withRefs(r.schema ?? {}, names),
+                      ...(r.example !== undefined ? { example: r.example } : {}),
+                    },
+                  },
+                }
               : {}),
           },
         ]),
       ),
     };
   }
-  return {
+  return withExamples({
     openapi: '3.1.0',
     info: {
       title: 'Agent Platform API',
@@ -77,5 +85,5 @@ export function buildOpenApiDocument(operations: Operation[], version: string) {
       },
     },
     paths,
-  };
+  });
 }

@@ -30,7 +30,8 @@ export interface Operation {
   query?: JsonSchema;
   /** JSON body schema; `multipart` for file uploads (validated by the handler). */
   body?: JsonSchema | 'multipart';
-  responses: Record<string, { description: string; schema?: JsonSchema; contentType?: string }>;
+  /** `example`: a sample body for the document (JSON examples are otherwise generated from the schema). */
+  responses: Record<string, { description: string; schema?: JsonSchema; contentType?: string; example?: unknown }>;
 }
 
 /** Keeps the operation's literal type (its schemas included), so handlers are typed from the schemas. */

@@ -16,12 +16,13 @@ import {
 } from '../core/identity/gateway-signature';
 import type { ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
+import { isOpenAiCompatiblePath } from '../core/shared/openai-error';
 import { codeForStatus } from '../core/shared/status-codes';
 import { clientIp, ipRateLimitKey } from './client-ip';
 import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
 import { crossSiteRefusal, originOf } from './csrf';
 import type { GatewayOptions, RateLimitRule } from './gateway-options';
-import { sendError } from './http-errors';
+import { type SendError, sendError, sendOpenAiError } from './http-errors';
 import { classifyLane } from './lanes';
 import { checkPath } from './path-guard';
 import { forwardBodyFor } from './request-body';
@@ -136,11 +137,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  function tooMany(res: ServerResponse, d: Limited): void {
+  function tooMany(res: ServerResponse, d: Limited, fail: SendError): void {
     if (d === 'unavailable') {
-      return sendError(res, 503, 'Service Unavailable', 'Rate limits cannot be checked right now', { 'retry-after': 1 });
+      return fail(res, 503, 'Service Unavailable', 'Rate limits cannot be checked right now', { 'retry-after': 1 });
     }
-    sendError(res, 429, 'rate limited', `Too many requests; retry after ${d.retryAfterSeconds} seconds`, {
+    fail(res, 429, 'rate limited', `Too many requests; retry after ${d.retryAfterSeconds} seconds`, {
       'retry-after': d.retryAfterSeconds,
       'ratelimit-limit': d.limit,
       'ratelimit-remaining': 0,
@@ -182,27 +183,28 @@ export function createGateway(options: GatewayOptions): Gateway {
     res.setHeader('x-request-id', requestId);
     const path = checkPath(url);
     if (!path.ok) return sendError(res, 400, 'Bad Request', path.message);
+    const fail = isOpenAiCompatiblePath(path.canonicalPath) ? sendOpenAiError : sendError;
     // Operator endpoints of the api stay inside the deployment (scraped and probed on the api's own port).
-    if (INTERNAL_ONLY.has(path.canonicalPath)) return sendError(res, 404, 'Not Found', 'Not found');
+    if (INTERNAL_ONLY.has(path.canonicalPath)) return fail(res, 404, 'Not Found', 'Not found');
 
     const ip = clientIp(req, trustProxy);
     let decision = await limit(ipRateLimitKey(ip), limits.perIp);
-    if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision);
+    if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision, fail);
 
     const lane = classifyLane(method, path.canonicalPath);
     let auth = await authenticate(lane, req, ip);
-    if ('status' in auth) return sendError(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
+    if ('status' in auth) return fail(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
     if (auth.viaCookie) {
       const host = firstValue((trustProxy && req.headers['x-forwarded-host']) || req.headers.host);
       const refusal = crossSiteRefusal(method, req.headers, host ? originOf(`${tls ? 'https' : 'http'}://${host}`) : null, allowedOrigins);
       // A widget on another site still works for visitors: there the cookie is simply not an identity.
       if (refusal && lane === 'public') auth = { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
-      else if (refusal) return sendError(res, 403, 'Forbidden', refusal);
+      else if (refusal) return fail(res, 403, 'Forbidden', refusal);
     }
 
     if (auth.principalKey) {
       const d = await limit(auth.principalKey, limits.perPrincipal);
-      if (d === 'unavailable' || !d.allowed) return tooMany(res, d);
+      if (d === 'unavailable' || !d.allowed) return tooMany(res, d, fail);
       if (d.remaining < decision.remaining) decision = d;
     }
 
@@ -226,7 +228,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     try {
       sign(); // refuse values that cannot travel as headers before anything is sent
     } catch {
-      return sendError(res, 400, 'Bad Request', 'The identity cannot be forwarded');
+      return fail(res, 400, 'Bad Request', 'The identity cannot be forwarded');
     }
     const limitHeaders: [string, string][] = [
       ['ratelimit-limit', String(decision.limit)],
@@ -248,7 +250,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       responseHeaders: [...limitHeaders, ...SECURITY_HEADERS],
       onUnreachable: (err) => {
         report(err, 'upstream');
-        sendError(res, 502, 'Bad Gateway', 'The backend service is unreachable');
+        fail(res, 502, 'Bad Gateway', 'The backend service is unreachable');
       },
     });
   }

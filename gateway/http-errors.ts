@@ -1,22 +1,35 @@
 import type { ServerResponse } from 'node:http';
 
+import { toOpenAiError } from '../core/shared/openai-error';
 import { codeForStatus } from '../core/shared/status-codes';
 import { ERROR_CSP, SECURITY_HEADERS } from './security-headers';
 
-/** Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body") with the security headers. */
-export function sendError(
+export type SendError = (
   res: ServerResponse,
   status: number,
   error: string,
   message: string,
-  headers: Record<string, string | number> = {},
-): void {
+  headers?: Record<string, string | number>,
+) => void;
+
+/** Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body") with the security headers. */
+export const sendError: SendError = (res, status, error, message, headers = {}) =>
+  send(res, status, headers, { error, message, code: codeOf(status, error) });
+
+/** The same error in OpenAI's shape, for the OpenAI-compatible paths. */
+export const sendOpenAiError: SendError = (res, status, error, message, headers = {}) =>
+  send(res, status, headers, toOpenAiError(status, { message, code: codeOf(status, error) }));
+
+function codeOf(status: number, error: string): string {
+  return error === 'Missing or invalid authorization header' ? 'MISSING_AUTHORIZATION' : codeForStatus(status);
+}
+
+function send(res: ServerResponse, status: number, headers: Record<string, string | number>, payload: unknown): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const code = error === 'Missing or invalid authorization header' ? 'MISSING_AUTHORIZATION' : codeForStatus(status);
-  const body = JSON.stringify({ error, message, code });
+  const body = JSON.stringify(payload);
   for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
   res.setHeader('content-security-policy', ERROR_CSP);
   res.writeHead(status, {

@@ -7,6 +7,8 @@ import type { IdentityHandoff } from '../../core/identity/identity-handoff';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
+import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
+import { consoleStatic } from './console-static';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
@@ -16,6 +18,7 @@ import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
+import { widgetAsset } from './widget-asset';
 
 export interface ApiAppOptions {
   operations: Operation[];
@@ -40,6 +43,10 @@ export interface ApiAppOptions {
   signatureMaxAgeMs?: number;
   /** Identities handed over by a gateway in this process (the `start` role). */
   handoff?: IdentityHandoff;
+  /** Directory of the built chat widget served at /widget.js (default dist/widget). */
+  widgetDir?: string;
+  /** The built operator console served under /console (default dist/console). */
+  consoleDir?: string;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -86,6 +93,8 @@ export function createApiApp(options: ApiAppOptions) {
   });
   app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
   app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
+  app.get('/widget.js', widgetAsset(options.widgetDir));
+  app.use(consoleStatic(options.consoleDir));
   app.use(
     mountOperations(options.operations, options.handlers, {
       identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
@@ -102,7 +111,7 @@ export function createApiApp(options: ApiAppOptions) {
       res.end();
       return;
     }
-    res.status(status).json(body);
+    res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
   });
   return app;
 }

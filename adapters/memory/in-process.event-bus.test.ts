@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { runEventBusConformance } from '../../test/conformance/event-bus.conformance';
 import { waitFor } from '../../test/conformance/job-queue.conformance';
 import { InProcessEventBus, topicMatches } from './in-process.event-bus';
@@ -46,6 +48,17 @@ describe('InProcessEventBus specifics', () => {
     await bus.publish('copy', { n: 1 });
     await waitFor(() => seen.length === 1);
     expect(seen).toEqual([{ n: 1 }]);
+    await bus.close();
+  });
+
+  it("runs handlers in the subscriber's async context, not the publisher's", async () => {
+    const bus = new InProcessEventBus();
+    const request = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    await request.run('subscriber', () => bus.subscribe('ctx', () => void seen.push(request.getStore())));
+    await request.run('publisher', () => bus.publish('ctx', null));
+    await waitFor(() => seen.length === 1);
+    expect(seen).toEqual(['subscriber']);
     await bus.close();
   });
 });

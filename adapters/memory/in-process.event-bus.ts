@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 import type { Clock } from '../../core/ports/clock';
 import type { BusEvent, EventBus } from '../../core/ports/event-bus';
 import type { Subscription } from '../../core/ports/job-queue';
@@ -17,6 +19,8 @@ type Handler = (event: BusEvent<unknown>) => void;
 interface Subscriber {
   pattern: string;
   handler: Handler;
+  /** The async context of `subscribe()`: handlers run in it, not in the publisher's (see the job queue). */
+  scope: AsyncResource;
   active: boolean;
 }
 
@@ -25,7 +29,7 @@ const MAX_TOPIC_BYTES = 255;
 /**
  * Embedded event bus. Topics follow AMQP topic-exchange rules, like the RabbitMQ adapter:
  * words separated by `.`, a subscription may use `*` (exactly one word) and `#` (zero or more words).
- * Handlers run on a later tick than `publish`; each gets its own copy of the payload (JSON round trip);
+ * Handlers run on a later tick than `publish`, in the async context of `subscribe` (not the publisher's); each gets its own copy of the payload (JSON round trip);
  * a handler that throws (or rejects) is logged and does not affect other handlers.
  */
 export class InProcessEventBus implements EventBus {
@@ -54,7 +58,12 @@ export class InProcessEventBus implements EventBus {
   async subscribe<T>(topic: string, handler: (event: BusEvent<T>) => void): Promise<Subscription> {
     this.assertOpen();
     assertTopic(topic);
-    const subscriber: Subscriber = { pattern: topic, handler: handler as Handler, active: true };
+    const subscriber: Subscriber = {
+      pattern: topic,
+      handler: handler as Handler,
+      scope: new AsyncResource('InProcessBusSubscriber'),
+      active: true,
+    };
     this.subscribers.add(subscriber);
     return {
       close: async () => {
@@ -73,7 +82,7 @@ export class InProcessEventBus implements EventBus {
   private deliver(subscriber: Subscriber, event: BusEvent<unknown>): void {
     if (!subscriber.active) return;
     try {
-      const result = subscriber.handler(event) as unknown;
+      const result = subscriber.scope.runInAsyncScope(() => subscriber.handler(event)) as unknown;
       if (result instanceof Promise) result.catch((err: unknown) => this.handlerFailed(event.topic, err));
     } catch (err) {
       this.handlerFailed(event.topic, err);

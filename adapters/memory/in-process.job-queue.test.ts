@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 import { runJobQueueConformance, sleep, waitFor } from '../../test/conformance/job-queue.conformance';
 import { backoffDelay, InProcessJobQueue } from './in-process.job-queue';
 
@@ -23,6 +25,27 @@ describe('InProcessJobQueue specifics', () => {
     await pending;
     await waitFor(() => seenInside.length === 1);
     expect(seenInside).toEqual([false]);
+  });
+
+  // The embedded store keeps its open transaction in async-local storage: a job queued inside a transaction must
+  // not run (nor retry) inside it once it committed, or every query of the handler fails.
+  it("runs handlers and their retries in the consumer's async context, not the producer's", async () => {
+    const transaction = new AsyncLocalStorage<string>();
+    const seen: (string | undefined)[] = [];
+    await transaction.run('consumer', () =>
+      queue.consume(
+        'context',
+        async (job) => {
+          seen.push(transaction.getStore());
+          if (job.attempt === 1) throw new Error('retry me');
+        },
+        { backoffMs: 1 },
+      ),
+    );
+    await sleep(5); // the dispatch that consume() scheduled has run
+    await transaction.run('producer', () => queue.enqueue('context', 1));
+    await waitFor(() => seen.length === 2);
+    expect(seen).toEqual(['consumer', 'consumer']);
   });
 
   it('ignores a second enqueue of a pending jobId, accepts it again once the job finished', async () => {

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
 import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobQueue, Subscription } from '../../core/ports/job-queue';
@@ -32,6 +33,12 @@ interface StoredJob {
 
 interface Consumer {
   handler: JobHandler<unknown>;
+  /**
+   * The async context of `consume()`. Handlers run in it, never in the context of whoever enqueued: otherwise
+   * async-local state of the producer (an open database transaction, a request) leaks into the handler and
+   * every retry after it, as it cannot on a broker.
+   */
+  scope: AsyncResource;
   concurrency: number;
   maxAttempts: number;
   backoffMs: number;
@@ -51,7 +58,7 @@ interface QueueState {
 
 /**
  * Embedded job queue: everything lives in this process's memory and is lost on exit.
- * Jobs run on a later tick than `enqueue`, retries back off exponentially
+ * Jobs run on a later tick than `enqueue`, in the async context of `consume` (not of the producer), retries back off exponentially
  * (`backoffMs * 2^(attempt-1)`, capped at one hour), exhausted jobs go to `deadLetters(queue)`.
  * `jobId` deduplicates while a job with that id is pending: waiting, delayed, running, or waiting for a retry.
  * Payloads go through JSON like they would on a broker (Dates become strings, `undefined` becomes null).
@@ -89,7 +96,13 @@ export class InProcessJobQueue implements JobQueue {
     this.assertOpen();
     assertQueueName(queue);
     const resolved = resolveConsumeOptions(options);
-    const consumer: Consumer = { handler: handler as JobHandler<unknown>, ...resolved, running: new Set(), closed: false };
+    const consumer: Consumer = {
+      handler: handler as JobHandler<unknown>,
+      scope: new AsyncResource('InProcessJobConsumer'),
+      ...resolved,
+      running: new Set(),
+      closed: false,
+    };
     const state = this.state(queue);
     state.consumers.push(consumer);
     this.scheduleDispatch(state);
@@ -170,7 +183,7 @@ export class InProcessJobQueue implements JobQueue {
   private run(state: QueueState, consumer: Consumer, job: StoredJob): void {
     const task = (async () => {
       try {
-        await consumer.handler(toJob(job));
+        await consumer.scope.runInAsyncScope(() => consumer.handler(toJob(job)));
         state.pendingIds.delete(job.id);
       } catch (err) {
         this.fail(state, consumer, job, err);

@@ -11,6 +11,8 @@ interface OpenTransaction {
   trx: Knex.Transaction;
   /** Run when the outermost transaction ends (committed or rolled back). */
   after: (() => void)[];
+  /** Run only when the outermost transaction committed. */
+  committed: (() => unknown)[];
 }
 
 export interface KnexStoreOptions {
@@ -39,10 +41,27 @@ export class KnexStore implements Store {
     const open = this.current.getStore();
     if (open) return work(this.repos);
     const after: (() => void)[] = [];
+    const committed: (() => unknown)[] = [];
+    let result: T;
     try {
-      return await this.db.transaction((trx) => this.current.run({ trx, after }, () => work(this.repos)));
+      result = await this.db.transaction((trx) => this.current.run({ trx, after, committed }, () => work(this.repos)));
     } finally {
       for (const run of after) run();
     }
+    for (const run of committed) runDetached(run);
+    return result;
   }
+
+  afterCommit(work: () => unknown): void {
+    const open = this.current.getStore();
+    if (open) open.committed.push(work);
+    else runDetached(work);
+  }
+}
+
+/** Outside any transaction's async context; a failure is the work's own business, never an unhandled rejection. */
+function runDetached(work: () => unknown): void {
+  void Promise.resolve()
+    .then(work)
+    .catch(() => undefined);
 }

@@ -117,6 +117,47 @@ export const chatOperations = [
     },
   }),
   op({
+    operationId: 'listAgentConversations',
+    method: 'get',
+    path: '/api/bots/:id/conversations',
+    summary:
+      'Operator inbox (DECISIONS "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)',
+    tags,
+    auth: 'user',
+    params: obj({ id }),
+    query: {
+      type: 'object',
+      properties: {
+        platform: { type: 'string', maxLength: 50, description: 'web, widget, email, whatsapp_business, api...' },
+        contactId: { type: 'string', maxLength: 100 },
+        updatedSince: { type: 'string', format: 'date-time', description: 'ISO 8601 date-time: conversations updated at or after it' },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+        offset: { type: 'integer', minimum: 0, maximum: 2_147_483_647, default: 0 },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'Conversations',
+        schema: obj({ conversations: { type: 'array', items: s.inboxConversationSchema }, total: { type: 'integer' } }),
+      },
+      ...errors(400, 401, 403, 404),
+    },
+  }),
+  op({
+    operationId: 'listAgentConversationMessages',
+    method: 'get',
+    path: '/api/bots/:id/conversations/:convId/messages',
+    summary:
+      "Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}",
+    tags,
+    auth: 'user',
+    params: convParams,
+    responses: {
+      '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: s.inboxMessageSchema } }) },
+      ...errors(401, 403, 404),
+    },
+  }),
+  op({
     operationId: 'setConversationVariables',
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/variables',

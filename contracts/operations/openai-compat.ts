@@ -20,7 +20,7 @@ export const openAiCompatOperations = [
     method: 'post',
     path: '/v1/chat/completions',
     summary:
-      "OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat.",
+      "OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat. Errors use OpenAI's shape {error: {message, type, param, code}} so OpenAI's clients show them; tools and functions are refused (400, param tools).",
     tags,
     auth: 'apiKey',
     scope: 'agents:write',
@@ -36,6 +36,13 @@ export const openAiCompatOperations = [
         max_completion_tokens: { type: 'integer', minimum: 1 },
         temperature: { type: 'number', minimum: 0, maximum: 2 },
         user: { type: 'string' },
+        tools: {
+          type: 'array',
+          description: 'Not supported: agents call no client-defined tools (a non-empty list is refused in OpenAI error shape)',
+        },
+        tool_choice: { description: 'Only "none" is accepted' },
+        functions: { type: 'array', description: 'Deprecated OpenAI field; not supported, as tools' },
+        function_call: { description: 'Only "none" is accepted' },
       },
     },
     responses: {

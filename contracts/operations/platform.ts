@@ -1,5 +1,8 @@
 import { errors, op, pageQuery } from '../operation';
 
+/** The static files of the /api/docs page (served from the swagger-ui-dist package, plus its initializer). */
+export const DOCS_ASSETS = ['swagger-ui.css', 'swagger-ui-bundle.js', 'init.js', 'favicon-32x32.png'] as const;
+
 export const platformOperations = [
   op({
     operationId: 'openapi',
@@ -15,9 +18,27 @@ export const platformOperations = [
     method: 'get',
     path: '/api/docs',
     summary: 'Readable API documentation',
+    description: 'The API reference (Swagger UI, served offline by the platform) rendering /api/openapi.json.',
     tags: ['docs'],
     auth: 'open',
-    responses: { '200': { description: 'HTML page', contentType: 'text/html' } },
+    responses: {
+      '200': {
+        description: 'HTML page',
+        contentType: 'text/html',
+        example: '<!doctype html><html lang="en">…<main id="reference">…</main>…</html>',
+      },
+    },
+  }),
+  op({
+    operationId: 'docsAsset',
+    method: 'get',
+    path: '/api/docs/assets/:file',
+    summary: 'A static file of the API reference page',
+    description: 'Scripts, styles and icon of /api/docs, from the swagger-ui-dist package (no CDN).',
+    tags: ['docs'],
+    auth: 'open',
+    params: { type: 'object', required: ['file'], properties: { file: { enum: [...DOCS_ASSETS] } } },
+    responses: { '200': { description: 'The file', contentType: 'application/octet-stream' }, ...errors(400) },
   }),
   op({
     operationId: 'wallet',

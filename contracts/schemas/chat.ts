@@ -105,6 +105,30 @@ export const messageSchema: JsonSchema = obj({
   createdAt: { type: 'string' },
 });
 
+/** An operator inbox item (DECISIONS "Operator inbox"). */
+export const inboxConversationSchema: JsonSchema = obj({
+  id: { type: 'string', format: 'uuid' },
+  botId: { type: 'string', format: 'uuid' },
+  platform: { type: 'string' },
+  contactId: { type: ['string', 'null'] },
+  title: { type: ['string', 'null'] },
+  messageCount: { type: 'integer' },
+  createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
+});
+
+export const inboxMessageSchema: JsonSchema = {
+  ...messageSchema,
+  properties: {
+    ...(messageSchema.properties as Record<string, unknown>),
+    operator: {
+      type: 'object',
+      properties: { displayName: { type: 'string' } },
+      description: 'Present on messages a human operator wrote',
+    },
+  },
+};
+
 export const newConversationBody = {
   type: 'object',
   properties: {

@@ -22,6 +22,28 @@ export interface CompatRequest {
   max_tokens?: number;
   max_completion_tokens?: number;
   temperature?: number;
+  tools?: unknown[];
+  tool_choice?: unknown;
+  functions?: unknown[];
+  function_call?: unknown;
+}
+
+/**
+ * Agents answer from their knowledge and prompt; they call no client-defined tools. A request that asks for
+ * them is refused rather than silently answered without them. `tool_choice: "none"` and empty lists are fine.
+ */
+function refuseClientTools(body: CompatRequest): void {
+  const asks = (list: unknown[] | undefined, choice: unknown, field: string) => {
+    if ((Array.isArray(list) && list.length > 0) || (choice !== undefined && choice !== 'none' && choice !== null)) {
+      throw new DomainError(
+        'VALIDATION',
+        `${field} are not supported: agents do not call client-defined tools; send the request without them`,
+        [{ field, message: 'not supported' }],
+      );
+    }
+  };
+  asks(body.tools, body.tool_choice, 'tools');
+  asks(body.functions, body.function_call, 'functions');
 }
 
 const textOf = (content: CompatContent): string =>
@@ -70,6 +92,7 @@ export function splitMessages(messages: CompatRequest['messages']): { message: s
 }
 
 export async function prepareCompatChat(deps: ChatDeps, key: ApiKeyActor, body: CompatRequest): Promise<PreparedChat> {
+  refuseClientTools(body);
   const agent = await compatAgent(deps.store.repos, key.organizationId, body.model);
   const { message, history, systemPrompt } = splitMessages(body.messages);
   const prepared = await prepareChat(deps, {

@@ -75,6 +75,9 @@ export interface ConversationFilter {
   userId?: string;
   anonymousId?: string;
   platform?: string;
+  contactId?: string;
+  /** ISO 8601: only conversations updated at or after it. */
+  updatedSince?: string;
 }
 
 export type ConversationPatch = Partial<Pick<Conversation, 'title' | 'variables' | 'sensitiveVariables' | 'updatedAt'>>;

@@ -2,14 +2,17 @@ import { isTerminal, type JobEvent, type JobRecord } from './job';
 
 /**
  * What a kind of job may customise. Builds, for instance, render the ProvisioningEvent of spec 2.12 (buildId,
- * their own status enum from `step`, fields kept in `body`) and send every phase change to their webhook.
+ * their own status enum from `step`, fields kept in `body`) and send each phase to their webhook.
  */
 export interface JobKind {
   readonly kind: string;
   /** The event clients see (poll, SSE data, webhook body). Default: the generic JobEvent. */
   toEvent?(job: JobRecord): Record<string, unknown>;
-  /** Whether this state goes to the job's webhook. Default: terminal states only (spec 6: at minimum the terminal one). */
-  sendsWebhook?(job: JobRecord): boolean;
+  /**
+   * Whether this state goes to the job's webhook; `phaseChanged` is true for the start, a change of step and the
+   * end, false for progress ticks. Default: terminal states only (spec 6: at minimum the terminal one).
+   */
+  sendsWebhook?(job: JobRecord, phaseChanged: boolean): boolean;
 }
 
 export const toJobEvent = (job: JobRecord): JobEvent => ({
@@ -40,9 +43,9 @@ export class JobKindRegistry {
     return kind?.toEvent ? kind.toEvent(job) : { ...toJobEvent(job) };
   }
 
-  sendsWebhook(job: JobRecord): boolean {
+  sendsWebhook(job: JobRecord, phaseChanged: boolean): boolean {
     const kind = this.kinds.get(job.kind);
-    return kind?.sendsWebhook ? kind.sendsWebhook(job) : isTerminal(job.status);
+    return kind?.sendsWebhook ? kind.sendsWebhook(job, phaseChanged) : isTerminal(job.status);
   }
 }
 

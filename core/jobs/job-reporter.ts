@@ -17,8 +17,9 @@ export interface StartJobInput {
 
 /**
  * What the owner of a long-running job calls: start (idempotent on the id), progress (monotonic, never
- * backwards), complete, fail. Each state change is persisted, then published as one job event; terminal
- * changes of a job with a webhook URL are queued for delivery. After a terminal state, calls are no-ops (null).
+ * backwards), complete, fail. Each state change is persisted, then published as one job event; for a job with a
+ * webhook URL, the states its kind sends (terminal ones by default) are recorded for delivery in the same
+ * transaction. After a terminal state, calls are no-ops (null).
  */
 export interface JobReporter {
   start(input: StartJobInput): Promise<JobRecord>;

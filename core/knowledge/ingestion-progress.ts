@@ -2,8 +2,10 @@
  * Document ingestion as a job (DECISIONS "Jobs", kind `document_ingestion`): progress through the pipeline's
  * steps (load, chunk, embed, store, optional graph extraction and summary), weighted by how long a step usually
  * takes, then completed or failed. Reporting is best effort: a store hiccup while reporting never fails a
- * document (the job catches up at its next state change).
+ * document (the job catches up at its next state change); the terminal reports are retried first, since
+ * nothing comes after them.
  */
+import { retryReport } from '../jobs/retry-report';
 import { isDomainError } from '../shared/errors';
 import type { IngestionStep } from './ingestion-steps';
 import type { KnowledgeDeps } from './knowledge-deps';
@@ -54,17 +56,23 @@ export function ingestionReporter(deps: KnowledgeDeps, jobId: string, steps: rea
     retrying: (detail: string) => report('retry', (j) => j.progress(jobId, { detail })),
     completed: (result: Record<string, unknown>, warnings: Record<string, string>) =>
       report('completion', (j) =>
-        j.complete(jobId, {
-          step: 'done',
-          stepLabel: 'Ready for search',
-          detail: Object.keys(warnings).length ? `Optional steps failed: ${Object.keys(warnings).join(', ')}` : null,
-          result,
-        }),
+        retryReport(() =>
+          j.complete(jobId, {
+            step: 'done',
+            stepLabel: 'Ready for search',
+            detail: Object.keys(warnings).length ? `Optional steps failed: ${Object.keys(warnings).join(', ')}` : null,
+            result,
+          }),
+        ),
       ),
     failed: (error: unknown, message: string, retryable: boolean) =>
-      report('failure', (j) => j.fail(jobId, { code: jobErrorCode(error), message, retryable }, { stepLabel: 'Processing failed' })),
+      report('failure', (j) =>
+        retryReport(() => j.fail(jobId, { code: jobErrorCode(error), message, retryable }, { stepLabel: 'Processing failed' })),
+      ),
     /** The document was deleted or re-queued (a newer job owns it): this job ends without a result. */
     cancelled: (message: string) =>
-      report('cancellation', (j) => j.fail(jobId, { code: 'cancelled', message, retryable: false }, { stepLabel: 'Cancelled' })),
+      report('cancellation', (j) =>
+        retryReport(() => j.fail(jobId, { code: 'cancelled', message, retryable: false }, { stepLabel: 'Cancelled' })),
+      ),
   };
 }

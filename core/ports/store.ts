@@ -8,5 +8,11 @@ import type { Repositories } from './repositories';
 export interface Store {
   readonly repos: Repositories;
   transaction<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` once the transaction open on this async path has committed (never after a rollback), or at once
+   * when none is open: for messages about rows the transaction writes (a queue consumer must find them).
+   * `work` handles its own errors.
+   */
+  afterCommit(work: () => unknown): void;
 }
 export const STORE = Symbol.for('Store');

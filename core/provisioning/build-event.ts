@@ -18,6 +18,7 @@ export const buildJobKind: JobKind = {
       emittedAt: job.emittedAt,
     };
   },
-  // Every phase change goes to the webhook, not only the terminal one (spec 6 leaves it open; DECISIONS "Jobs").
-  sendsWebhook: () => true,
+  // Each phase the build enters goes to the webhook once, not only the terminal one (spec 6 leaves it open);
+  // progress ticks inside a phase do not.
+  sendsWebhook: (_job, phaseChanged) => phaseChanged,
 };

@@ -1,8 +1,9 @@
 /**
  * A source sync as a job (DECISIONS "Jobs", kind `source_sync`): reading the source, then indexing its items
  * (progress by items done), then completed with the sync report or failed with the reason. Best effort like
- * ingestion reporting: a reporting hiccup never fails a sync.
+ * ingestion reporting: a reporting hiccup never fails a sync (terminal reports are retried first).
  */
+import { retryReport } from '../jobs/retry-report';
 import type { KnowledgeSource } from '../knowledge/source';
 import type { SourcesDeps } from './sources-deps';
 
@@ -46,10 +47,12 @@ export function syncReporter(deps: SourcesDeps, jobId: string | undefined) {
       );
     },
     completed: (result: Record<string, unknown>) =>
-      report('completion', (j, id) => j.complete(id, { step: 'done', stepLabel: 'Source synced', result })),
+      report('completion', (j, id) => retryReport(() => j.complete(id, { step: 'done', stepLabel: 'Source synced', result }))),
     failed: (code: string, message: string, result: Record<string, unknown>) =>
       report('failure', (j, id) =>
-        j.fail(id, { code, message, retryable: code !== 'not_found' }, { stepLabel: 'Sync failed', body: { report: result } }),
+        retryReport(() =>
+          j.fail(id, { code, message, retryable: code !== 'not_found' }, { stepLabel: 'Sync failed', body: { report: result } }),
+        ),
       ),
   };
 }

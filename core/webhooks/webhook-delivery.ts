@@ -37,6 +37,18 @@ export interface WebhookDeliveryRepository {
    * redelivered queue job cannot count one attempt twice); false when it changed meanwhile.
    */
   recordAttempt(organizationId: string, id: string, previousAttempts: number, attempt: WebhookAttempt): Promise<boolean>;
-  /** Oldest first. */
+  /**
+   * Takes attempt `previousAttempts + 1` of a pending delivery before it is sent (compare-and-set on the count, so
+   * two copies of one queue message never both send); false when another took it or the delivery settled.
+   */
+  claimAttempt(organizationId: string, id: string, previousAttempts: number, at: string): Promise<boolean>;
+  /** Oldest first (creation time, then id). */
   listForJob(organizationId: string, jobId: string): Promise<WebhookDelivery[]>;
+  /** The oldest pending delivery of the job: a job's deliveries are sent one at a time, in order. */
+  firstPendingOfJob(organizationId: string, jobId: string): Promise<WebhookDelivery | null>;
+  /**
+   * Pending deliveries untouched since before `before` that are first in line (no older pending delivery of the
+   * same job), oldest first, of every organization: what the relay hands to the queue again.
+   */
+  listStalled(before: string, limit: number): Promise<WebhookDelivery[]>;
 }

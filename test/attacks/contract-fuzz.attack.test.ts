@@ -1,4 +1,5 @@
 import { openApiDocument } from '../../app/http-routes';
+import { isOpenAiCompatiblePath } from '../../core/shared/openai-error';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { LITERALS, resourceOf } from './bola-params';
 import { type FuzzRequest, fuzzRequestsFor, randomMutations } from './fuzz-requests';
@@ -8,7 +9,8 @@ import { buildTenantWorld, type TenantWorld } from './tenant-world';
 /**
  * Contract fuzzing (issue 8): requests generated from every operation's schemas go through the gateway with
  * valid credentials and real resource ids, so they reach validation and the handlers. No answer may be a 500,
- * and every 4xx must carry the error body of DECISIONS.md ({error, message, code?, details?}, JSON).
+ * and every 4xx must carry the error body of DECISIONS.md ({error, message, code?, details?}, JSON), or OpenAI's
+ * error object on the OpenAI-compatible paths.
  */
 const TARGET = 10_000;
 let p: TestPlatform;
@@ -116,6 +118,11 @@ async function send(r: FuzzRequest): Promise<Outcome> {
         return { request: r, status: res.status, problem: '4xx body is not JSON' };
       }
       const b = body as Record<string, unknown>;
+      if (isOpenAiCompatiblePath(new URL(r.path, 'http://x').pathname)) {
+        const e = b?.error as Record<string, unknown> | undefined;
+        const shaped = Object.keys(b ?? {}).join() === 'error' && typeof e?.message === 'string' && typeof e?.type === 'string';
+        return { request: r, status: res.status, problem: shaped ? null : `4xx body is not OpenAI's error object: ${text.slice(0, 200)}` };
+      }
       const keysOk = b && typeof b === 'object' && Object.keys(b).every((k) => ALLOWED_KEYS.has(k));
       if (!keysOk || typeof b.error !== 'string' || typeof b.message !== 'string') {
         return { request: r, status: res.status, problem: `4xx body is not the error body: ${text.slice(0, 200)}` };

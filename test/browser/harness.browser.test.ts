@@ -20,7 +20,7 @@ describeWithBrowser('browser harness', () => {
   });
   afterAll(async () => {
     await launched?.close();
-    await new Promise((r) => server?.close(r));
+    if (server) await new Promise((r) => server.close(r));
   });
 
   it('reports serious accessibility violations even on a page with a strict Content-Security-Policy', async () => {

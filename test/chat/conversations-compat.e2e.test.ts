@@ -224,4 +224,46 @@ describe('OpenAI-compatible endpoint (/v1) with the official openai client', () 
     });
     expect((await other.models.list()).data.map((m) => m.id)).not.toContain(agentId);
   });
+
+  it("shows the platform's reason through the client: errors in OpenAI's shape from the api and the gateway", async () => {
+    const missing = await client.chat.completions
+      .create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(missing).toMatchObject({ type: 'invalid_request_error', code: 'not_found' });
+    expect((missing as Error).message).toMatch(/^404 The model no-such-agent does not exist/);
+
+    const invalid = await client.chat.completions.create({ model: agentId, messages: [] }).catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(invalid).toMatchObject({ type: 'invalid_request_error', param: 'messages', code: 'validation' });
+
+    const unknownKey = new OpenAI({ baseURL: `${p.gatewayUrl}/v1`, apiKey: 'sk_live_not_a_key', maxRetries: 0 });
+    const refused = await unknownKey.models.list().catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(refused).toMatchObject({ type: 'authentication_error' });
+    expect((refused as Error).message).toBe('401 Invalid or revoked API key');
+
+    // The spec's own /v1 operations keep the platform's error body.
+    const raw = await fetch(`${p.gatewayUrl}/v1/agents/builds/00000000-0000-0000-0000-000000000000`, {
+      headers: { authorization: 'Bearer sk_live_not_a_key' },
+    });
+    expect(await raw.json()).toMatchObject({ error: 'Authentication Failed', code: expect.any(String) });
+  });
+
+  it('refuses client-defined tools with an OpenAI error instead of ignoring them', async () => {
+    const tools = [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }];
+    const refused = await client.chat.completions
+      .create({ model: agentId, messages: [{ role: 'user', content: 'hi' }], tools })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ param: 'tools', type: 'invalid_request_error' });
+    expect((refused as Error).message).toMatch(/tools are not supported/);
+    // "none" asks for no tool: answered as usual.
+    const r = await client.chat.completions.create({
+      model: agentId,
+      messages: [{ role: 'user', content: 'When are refunds paid?' }],
+      tool_choice: 'none',
+    });
+    expect(r.choices[0].message.content).toMatch(/fourteen days/);
+  });
 });

@@ -109,7 +109,7 @@ export class FakeDb {
 
   store(): Store {
     const repos = this.repos();
-    return { repos, transaction: (work) => work(repos) };
+    return { repos, transaction: (work) => work(repos), afterCommit: (work) => void work() };
   }
 
   repos(): Repositories {

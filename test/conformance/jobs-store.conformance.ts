@@ -197,6 +197,37 @@ export function jobsStoreConformance(name: string, makeFixture: () => Promise<St
         expect((await repos.webhookDeliveries.listForJob(orgId, j.id)).map((x) => x.id)).toEqual([d.id, second.id]);
         expect(await repos.webhookDeliveries.listForJob(otherOrgId, j.id)).toEqual([]);
       });
+
+      it('claims an attempt once, finds the first pending delivery of a job, lists stalled ones first in line', async () => {
+        const j = job();
+        await repos.jobs.create(j);
+        const first = delivery(j.id, { createdAt: at(10), updatedAt: at(10) });
+        const second = delivery(j.id, { createdAt: at(11), updatedAt: at(11), event: 'later' });
+        for (const d of [second, first]) await repos.webhookDeliveries.create(d);
+        expect(await repos.webhookDeliveries.claimAttempt(otherOrgId, first.id, 0, at(12))).toBe(false);
+        const claims = await Promise.all([0, 1].map(() => repos.webhookDeliveries.claimAttempt(orgId, first.id, 0, at(12))));
+        expect(claims.sort()).toEqual([false, true]);
+        expect(await repos.webhookDeliveries.find(orgId, first.id)).toMatchObject({ attempts: 1, status: 'pending', updatedAt: at(12) });
+        expect((await repos.webhookDeliveries.firstPendingOfJob(orgId, j.id))!.id).toBe(first.id);
+        expect(await repos.webhookDeliveries.firstPendingOfJob(otherOrgId, j.id)).toBeNull();
+        // Untouched since before at(20) and first in line: only `first` (the later one waits behind it).
+        const stalledIds = async () =>
+          (await repos.webhookDeliveries.listStalled(at(20), 100)).filter((d) => d.jobId === j.id).map((d) => d.id);
+        expect(await stalledIds()).toEqual([first.id]);
+        expect((await repos.webhookDeliveries.listStalled(at(12), 100)).some((d) => d.jobId === j.id)).toBe(false);
+        const done = {
+          attempts: 1,
+          status: 'delivered' as const,
+          lastStatusCode: 200,
+          lastError: null,
+          updatedAt: at(13),
+          deliveredAt: at(13),
+        };
+        expect(await repos.webhookDeliveries.recordAttempt(orgId, first.id, 1, done)).toBe(true);
+        expect(await repos.webhookDeliveries.claimAttempt(orgId, first.id, 1, at(14))).toBe(false); // settled
+        expect((await repos.webhookDeliveries.firstPendingOfJob(orgId, j.id))!.id).toBe(second.id);
+        expect(await stalledIds()).toEqual([second.id]);
+      });
     });
 
     describe('user groups', () => {

@@ -469,6 +469,28 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         ).rejects.toThrow('boom');
         expect(await repos.users.findById(u.id)).toBeNull();
       });
+
+      it('run afterCommit work once the outermost transaction committed, and never after a rollback', async () => {
+        const u = newUser();
+        let seen: Promise<string | null> | undefined;
+        await store.transaction(async (tx) => {
+          await tx.users.create(u);
+          // A reader outside the transaction (another connection, a queue consumer) must find the row.
+          await store.transaction(async () => store.afterCommit(() => (seen = repos.users.findById(u.id).then((x) => x?.id ?? null))));
+          expect(seen).toBeUndefined(); // not while the outer transaction is open
+        });
+        await new Promise((r) => setTimeout(r, 10));
+        expect(await seen).toBe(u.id);
+        let rolledBack = false;
+        await expect(
+          store.transaction(async () => {
+            store.afterCommit(() => (rolledBack = true));
+            throw new Error('boom');
+          }),
+        ).rejects.toThrow('boom');
+        await new Promise((r) => setTimeout(r, 10));
+        expect(rolledBack).toBe(false);
+      });
     });
   });
 }

@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import type { Express } from 'express';
 
 import { createApi } from '../../app/roles';
@@ -9,6 +10,8 @@ import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../suppor
 /** Routes the backend mounts outside the API contract: the load balancer's probe. */
 // Operator endpoints (probes and the Prometheus scrape) on the api's own port, never through the gateway.
 const INFRASTRUCTURE_ROUTES = new Set(['get /health', 'get /ready', 'get /metrics']);
+/** Static browser assets on the open lane (the embeddable chat widget): files, not API operations. */
+const STATIC_ASSET_ROUTES = new Set(['get /widget.js']);
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 let p: TestPlatform;
@@ -89,7 +92,7 @@ describe('the OpenAPI document', () => {
 
   it('matches the routes the backend mounts, both ways', () => {
     const app = createApi(p.container);
-    const mounted = mountedRoutes(app).filter((r) => !INFRASTRUCTURE_ROUTES.has(r));
+    const mounted = mountedRoutes(app).filter((r) => !INFRASTRUCTURE_ROUTES.has(r) && !STATIC_ASSET_ROUTES.has(r));
     const documented = documentedRoutes(doc);
     expect(new Set(mounted).size).toBe(mounted.length);
     expect({ missingFromDocument: mounted.filter((r) => !documented.includes(r)) }).toEqual({ missingFromDocument: [] });
@@ -107,11 +110,46 @@ describe('the OpenAPI document', () => {
     expect(mismatches).toEqual([]);
   });
 
-  it('/api/docs serves a readable HTML page that points at the document', async () => {
+  it('is a valid OpenAPI 3.1 document (checked by an OpenAPI schema validator)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect({ valid: result.valid, errors: result.valid ? undefined : JSON.stringify(result.errors).slice(0, 2000) }).toEqual({
+      valid: true,
+      errors: undefined,
+    });
+  });
+
+  it('gives every operation a description and at least one example, and every named schema an example', () => {
+    const lacking: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, o] of Object.entries(item)) {
+        const media = [o.requestBody, ...Object.values(o.responses)].flatMap((x: any) => Object.values(x?.content ?? {}));
+        const examples = [...media, ...(o.parameters ?? [])].filter((m: any) => m.example !== undefined);
+        if (typeof o.description !== 'string' || !o.description) lacking.push(`${method} ${path}: description`);
+        if (examples.length === 0) lacking.push(`${method} ${path}: example`);
+      }
+    }
+    for (const [name, schema] of Object.entries(doc.components.schemas as Record<string, any>)) {
+      if (!Array.isArray(schema.examples) || schema.examples.length === 0) lacking.push(`schema ${name}: example`);
+    }
+    expect(lacking).toEqual([]);
+  });
+
+  it('/api/docs renders the document with an offline reference page (no CDN, no inline script)', async () => {
     const r = await p.http.get('/api/docs');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(r.text).toMatch(/<html/i);
-    expect(r.text).toContain('/api/openapi.json');
+    expect(r.headers.get('content-security-policy')).toContain("script-src 'self';");
+    const scripts = [...r.text.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(scripts.every((attrs) => /src="\/api\/docs\/assets\//.test(attrs))).toBe(true);
+    const init = await p.http.get('/api/docs/assets/init.js');
+    expect(init.text).toContain('/api/openapi.json');
+    const bundle = await p.http.get('/api/docs/assets/swagger-ui-bundle.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect(bundle.text.length).toBeGreaterThan(100_000);
+    expect((await p.http.get('/api/docs/assets/package.json')).status).toBe(400);
+    expect((await p.http.get('/api/docs/assets/..%2f..%2fpackage.json')).status).toBeGreaterThanOrEqual(400);
   });
 });

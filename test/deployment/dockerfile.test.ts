@@ -35,6 +35,11 @@ describe('Dockerfile', () => {
     expect(health[0]).toContain('/health');
   });
 
+  it('bundles the chat widget into the image, so /widget.js is served without a build on the host', () => {
+    expect(instructions('RUN')).toContain('node widget/build.mjs');
+    expect(finalStage.some((l) => /^COPY --from=deps \/app\/dist \.\/dist$/i.test(l))).toBe(true);
+  });
+
   it('keeps local state and secrets out of the build context', () => {
     const ignored = readFileSync(join(root, '.dockerignore'), 'utf8')
       .split('\n')

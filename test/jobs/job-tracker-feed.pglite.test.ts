@@ -1,35 +1,22 @@
 /**
  * The job contract's core: one event per state change (monotonic progress, strictly increasing emittedAt),
- * terminal states final, kind-specific events in the same store, webhooks queued for the states a kind sends,
+ * terminal states final, kind-specific events in the same store, webhooks recorded with the states a kind sends,
  * and the per-client feed behind the SSE endpoint (replay, Last-Event-ID, ordering, catch-up from the store).
  */
 import { randomUUID } from 'node:crypto';
 
-import type { JobRecord } from '../../core/jobs/job';
 import { JobFeed, type JobFrame } from '../../core/jobs/job-feed';
 import { JobKindRegistry } from '../../core/jobs/job-kinds';
+import { JobTracker } from '../../core/jobs/job-tracker';
+import { ingestionReporter } from '../../core/knowledge/ingestion-progress';
+import type { Store } from '../../core/ports/store';
+import { buildJobKind } from '../../core/provisioning/build-event';
 import { createJobsHarness, type JobsHarness, waitFor } from './jobs-harness';
-
-/** A build-shaped kind: the ProvisioningEvent of spec 2.12 from the same job row. */
-const buildKind = {
-  kind: 'provisioning_build',
-  toEvent: (job: JobRecord) => ({
-    buildId: job.id,
-    status: job.status === 'completed' ? 'ready' : job.status === 'failed' ? 'failed' : (job.step ?? 'queued'),
-    progress: job.progress,
-    step: job.step ?? 'queued',
-    stepLabel: job.stepLabel,
-    ...job.body,
-    ...(job.error ? { error: job.error } : {}),
-    emittedAt: job.emittedAt,
-  }),
-  sendsWebhook: () => true,
-};
 
 let h: JobsHarness;
 let org: string;
 beforeAll(async () => {
-  h = await createJobsHarness(new JobKindRegistry().register(buildKind));
+  h = await createJobsHarness(new JobKindRegistry().register(buildJobKind));
   org = (await h.knowledge.newOrganization('jobs')).organizationId;
 });
 afterAll(() => h?.close());
@@ -118,6 +105,60 @@ describe('JobTracker', () => {
     });
     const deliveries = await h.deps.store.repos.webhookDeliveries.listForJob(org, id);
     expect(deliveries.map((d) => d.event)).toEqual(['queued', 'scraping', 'ready']);
+  });
+
+  it('sends each phase of a build once: ticks inside a phase and a resumed phase add no delivery', async () => {
+    const id = `bld_${randomUUID().replace(/-/g, '')}`;
+    await newJob({ id, kind: 'provisioning_build', webhookUrl: 'https://hooks.example/builds' });
+    const scraping = await h.tracker.progress(id, { step: 'scraping', stepLabel: 'Reading', progress: 10 });
+    await h.tracker.progress(id, { progress: 20, detail: '1 of 2 items' });
+    await h.tracker.progress(id, { progress: 30, detail: '2 of 2 items' });
+    await h.tracker.progress(id, { step: 'analyzing', stepLabel: 'Writing', progress: 40 });
+    await h.tracker.progress(id, { step: 'analyzing', stepLabel: 'Writing', progress: 40 }); // a resumed build re-enters
+    const failed = await h.tracker.fail(id, { code: 'analysis_failed', message: 'No model', retryable: true }, { step: 'failed' });
+    const deliveries = await h.deps.store.repos.webhookDeliveries.listForJob(org, id);
+    expect(deliveries.map((d) => d.event)).toEqual(['queued', 'scraping', 'analyzing', 'failed']);
+    // Each body is the event at the moment the phase began; the rows are ordered by the events' emittedAt.
+    expect(JSON.parse(deliveries[1].body)).toEqual(h.deps.kinds.eventOf(scraping!));
+    expect(deliveries[1].createdAt).toBe(scraping!.emittedAt);
+    expect(JSON.parse(deliveries[3].body)).toMatchObject({ status: 'failed', error: { code: 'analysis_failed' } });
+    expect(deliveries[3].createdAt).toBe(failed!.emittedAt);
+  });
+
+  it('writes a state change and its webhook delivery together: a rolled-back change leaves neither', async () => {
+    const id = randomUUID();
+    await newJob({ id, webhookUrl: 'https://hooks.example/in' });
+    await expect(
+      h.deps.store.transaction(async () => {
+        await h.tracker.complete(id, { result: { chunkCount: 1 } });
+        throw new Error('the caller failed after reporting');
+      }),
+    ).rejects.toThrow('the caller failed');
+    expect((await h.deps.store.repos.jobs.find(id))!.status).toBe('queued');
+    expect(await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).toEqual([]);
+    await h.tracker.complete(id, { result: { chunkCount: 1 } });
+    expect((await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).map((d) => d.event)).toEqual(['completed']);
+  });
+});
+
+describe('terminal reports of a pipeline', () => {
+  it('are retried when the store is busy, so the job ends and its webhook is recorded', async () => {
+    const id = randomUUID();
+    await newJob({ id, webhookUrl: 'https://hooks.example/in' });
+    // The embedded database answers "busy" to the first two attempts (its connection wait ran out).
+    let busy = 2;
+    const store = h.deps.store;
+    const flaky: Store = {
+      repos: store.repos,
+      transaction: (work) => (busy-- > 0 ? Promise.reject(new Error('Knex: Timeout acquiring a connection')) : store.transaction(work)),
+      afterCommit: (work) => store.afterCommit(work),
+    };
+    const tracker = new JobTracker({ ...h.deps, store: flaky });
+    const reporter = ingestionReporter({ ...h.knowledge.deps, jobs: tracker }, id, []);
+    await reporter.completed({ chunkCount: 3 }, {});
+    expect(busy).toBe(-1);
+    expect(await h.deps.store.repos.jobs.find(id)).toMatchObject({ status: 'completed', result: { chunkCount: 3 } });
+    expect((await h.deps.store.repos.webhookDeliveries.listForJob(org, id)).map((d) => d.event)).toEqual(['completed']);
   });
 });
 

@@ -1,16 +1,27 @@
 /**
  * The webhook sender over the real queue machinery (in-process queue, fast backoff) and the relational store,
  * with a scripted receiver in place of the network (the HTTPS path is covered end to end in
- * test/e2e/job-webhooks.e2e.test.ts): signatures over the raw body, 3 attempts at most, outcomes recorded.
+ * test/e2e/job-webhooks.e2e.test.ts): signatures over the raw body, 3 attempts at most, outcomes recorded, a job's
+ * deliveries in order, queued only after their transaction commits, and relayed when their message was lost.
  */
 import { randomUUID } from 'node:crypto';
 
 import { InProcessJobQueue } from '../../adapters/memory/in-process.job-queue';
+import type { JobQueue } from '../../core/ports/job-queue';
 import type { OutboundFetcher, OutboundRequest } from '../../core/ports/outbound-fetcher';
 import { DomainError } from '../../core/shared/errors';
+import type { WebhookDelivery } from '../../core/webhooks/webhook-delivery';
 import { verifyWebhookSignature } from '../../core/webhooks/webhook-signature';
 import { checkWebhookUrl } from '../../core/webhooks/webhook-url';
-import { deliverWebhook, scheduleWebhook, WEBHOOK_QUEUE, type WebhookDeps, type WebhookJobPayload } from '../../core/webhooks/webhooks';
+import {
+  deliverWebhook,
+  recordWebhook,
+  relayStalledWebhooks,
+  scheduleWebhook,
+  WEBHOOK_QUEUE,
+  type WebhookDeps,
+  type WebhookJobPayload,
+} from '../../core/webhooks/webhooks';
 import { createKnowledgeHarness, type KnowledgeHarness } from '../knowledge/knowledge-harness';
 
 const SECRET = 'webhook-secret-for-tests-0123456789';
@@ -163,6 +174,173 @@ describe('webhook delivery', () => {
       expect(again).toBe('skipped');
     });
     expect(receiver.requests).toHaveLength(1);
+  });
+});
+
+/** A job row for deliveries to belong to (job ids are foreign keys). */
+async function newJob(): Promise<string> {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  await h.deps.store.repos.jobs.create({
+    id,
+    organizationId: org,
+    kind: 'document_ingestion',
+    status: 'running',
+    progress: 0,
+    step: null,
+    stepLabel: null,
+    detail: null,
+    error: null,
+    result: null,
+    body: {},
+    reference: {},
+    webhookUrl: 'https://hooks.example/in',
+    createdBy: null,
+    createdAt: now,
+    updatedAt: now,
+    startedAt: now,
+    finishedAt: null,
+    emittedAt: now,
+  });
+  return id;
+}
+
+const eventsOf = (receiver: ScriptedReceiver) =>
+  receiver.requests.map((r) => `${r.headers!['x-service-event']}#${r.headers!['x-service-attempt']}`);
+
+describe('webhook delivery of a job', () => {
+  it("sends a job's deliveries one at a time in the order of its events, each after the one before settled", async () => {
+    // The first event fails twice before it lands, the second fails for good: the later ones still wait their turn.
+    const receiver = new ScriptedReceiver((n, r) => {
+      const event = r.headers!['x-service-event'];
+      if (event === 'e1') return n < 3 ? 503 : 200;
+      if (event === 'e2') return 500;
+      return n === 1 ? 502 : 200;
+    });
+    const jobId = await newJob();
+    await withSender(receiver, async (deps) => {
+      const base = Date.now();
+      const ids = [];
+      for (const [i, event] of ['e1', 'e2', 'e3', 'e4'].entries()) {
+        const created = new Date(base + i).toISOString();
+        ids.push(
+          (
+            await scheduleWebhook(deps, {
+              organizationId: org,
+              jobId,
+              url: 'https://hooks.example/in',
+              event,
+              body: { i },
+              createdAt: created,
+            })
+          ).id,
+        );
+      }
+      const rows = await settled(ids);
+      expect(rows.map((r) => [r!.event, r!.status, r!.attempts])).toEqual([
+        ['e1', 'delivered', 3],
+        ['e2', 'failed', 3],
+        ['e3', 'delivered', 2],
+        ['e4', 'delivered', 2],
+      ]);
+    });
+    expect(eventsOf(receiver)).toEqual(['e1#1', 'e1#2', 'e1#3', 'e2#1', 'e2#2', 'e2#3', 'e3#1', 'e3#2', 'e4#1', 'e4#2']);
+  });
+
+  it('sends an attempt once however often its message arrives', async () => {
+    const receiver = new ScriptedReceiver(() => 200);
+    const queue = new InProcessJobQueue({ logger: { warn: () => undefined } }); // no consumer: messages stay put
+    const deps: WebhookDeps = {
+      store: h.deps.store,
+      clock: h.deps.clock,
+      ids: h.deps.ids,
+      queue,
+      fetcher: receiver,
+      settings: { secret: SECRET, maxAttempts: 3, backoffMs: 1, timeoutMs: 1000, maxResponseBytes: 1024 },
+      log: () => undefined,
+    };
+    try {
+      const d = await schedule(deps);
+      const message = { id: 'm', queue: WEBHOOK_QUEUE, attempt: 1, payload: { organizationId: org, deliveryId: d.id, attempt: 1 } };
+      const outcomes = await Promise.all([1, 2, 3].map(() => deliverWebhook(deps, message)));
+      expect(outcomes.sort()).toEqual(['delivered', 'skipped', 'skipped']);
+    } finally {
+      await queue.close();
+    }
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  it('queues a delivery recorded inside a transaction only once it commits, and never after a rollback', async () => {
+    const receiver = new ScriptedReceiver(() => 200);
+    await withSender(receiver, async (deps) => {
+      // The real queue, with a record of what was handed to it and when.
+      const queued: string[] = [];
+      const queue: JobQueue = {
+        id: deps.queue.id,
+        enqueue: (name, payload, options) => {
+          queued.push((payload as WebhookJobPayload).deliveryId);
+          return deps.queue.enqueue(name, payload, options);
+        },
+        consume: (name, handler, options) => deps.queue.consume(name, handler, options),
+        deadLetters: (name) => deps.queue.deadLetters(name),
+        close: () => deps.queue.close(),
+      };
+      const recording = { ...deps, queue };
+      const input = { organizationId: org, jobId: null, url: 'https://hooks.example/in', body: {} };
+      const kept = await deps.store.transaction(async (repos) => {
+        const d = await recordWebhook(recording, repos, { ...input, event: 'kept' });
+        await new Promise((r) => setTimeout(r, 20));
+        expect(queued).toEqual([]); // a consumer could not find the uncommitted row yet
+        return d;
+      });
+      await expect(
+        deps.store.transaction(async (repos) => {
+          await recordWebhook(recording, repos, { ...input, event: 'dropped' });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      const [row] = await settled([kept.id]);
+      expect(row).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(queued).toEqual([kept.id]);
+    });
+    expect(eventsOf(receiver)).toEqual(['kept#1']);
+  });
+
+  it('relays deliveries whose message was lost, and settles one whose last attempt never came back', async () => {
+    const receiver = new ScriptedReceiver(() => 200);
+    const jobId = await newJob();
+    const long = new Date(Date.now() - 3_600_000);
+    const row = (event: string, i: number, attempts: number): WebhookDelivery => ({
+      id: randomUUID(),
+      organizationId: org,
+      jobId,
+      url: 'https://hooks.example/in',
+      event,
+      body: JSON.stringify({ event }),
+      status: 'pending',
+      attempts,
+      lastStatusCode: attempts ? 503 : null,
+      lastError: attempts ? 'The receiver answered 503' : null,
+      createdAt: new Date(long.getTime() + i).toISOString(),
+      updatedAt: new Date(long.getTime() + i).toISOString(),
+      deliveredAt: null,
+    });
+    // Written without a queue message, as after a crash between commit and enqueue (or mid-attempt).
+    const interrupted = row('interrupted', 0, 3);
+    const lost = row('lost', 1, 1);
+    const fresh = { ...row('fresh', 2, 0), jobId: null, updatedAt: new Date().toISOString() };
+    for (const d of [interrupted, lost, fresh]) await h.deps.store.repos.webhookDeliveries.create(d);
+    await withSender(receiver, async (deps) => {
+      await relayStalledWebhooks(deps);
+      const rows = await settled([interrupted.id, lost.id]);
+      expect(rows.map((r) => [r!.event, r!.status, r!.attempts, r!.lastError])).toEqual([
+        ['interrupted', 'failed', 3, 'The last attempt was interrupted'],
+        ['lost', 'delivered', 2, null],
+      ]);
+      // A delivery touched recently is not the relay's business (its message may be on the way).
+      expect((await h.deps.store.repos.webhookDeliveries.find(org, fresh.id))!.status).toBe('pending');
+    });
+    expect(eventsOf(receiver)).toEqual(['lost#2']);
   });
 });
 

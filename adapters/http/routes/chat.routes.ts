@@ -13,6 +13,7 @@ import {
   setConversationVariables,
 } from '../../../core/chat/conversations';
 import { createConversation } from '../../../core/chat/create-conversation';
+import { listAgentConversationMessages, listAgentConversations } from '../../../core/chat/operator-inbox';
 import { pageRequest } from '../../../core/shared/pagination';
 import { toHttpError } from '../error-mapper';
 import { type HandlerContext, type HandlerMap, requireActor, typedHandlers } from '../handler';
@@ -124,6 +125,23 @@ export function chatRoutes(d: ChatDeps): HandlerMap {
     },
     getConversation: async (ctx) => ({ status: 200, body: await getConversation(d, requireActor(ctx), ctx.params.id) }),
     listConversationMessages: async (ctx) => ({ status: 200, body: await listMessages(d, requireActor(ctx), ctx.params.id) }),
+    listAgentConversations: async (ctx) => {
+      const q = ctx.query as { platform?: string; contactId?: string; updatedSince?: string };
+      const page = pageRequest(ctx.query, { limit: 20, max: 100 });
+      return {
+        status: 200,
+        body: await listAgentConversations(d, requireActor(ctx), ctx.params.id, {
+          ...page,
+          platform: q.platform,
+          contactId: q.contactId,
+          updatedSince: q.updatedSince,
+        }),
+      };
+    },
+    listAgentConversationMessages: async (ctx) => ({
+      status: 200,
+      body: await listAgentConversationMessages(d, requireActor(ctx), ctx.params.id, ctx.params.convId),
+    }),
     setConversationVariables: async (ctx) => ({
       status: 200,
       body: await setConversationVariables(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body),

@@ -4,6 +4,7 @@ import type { openAiCompatOperations } from '../../../contracts/operations/opena
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, runChat } from '../../../core/chat/chat-pipeline';
 import { type CompatRequest, listCompatModels, prepareCompatChat } from '../../../core/chat/openai-compat';
+import { toOpenAiError } from '../../../core/shared/openai-error';
 import { toHttpError } from '../error-mapper';
 import { type HandlerMap, requireApiKey, typedHandlers } from '../handler';
 import { abortOnDisconnect } from '../sse';
@@ -37,8 +38,8 @@ function chunkFormat(id: string, model: string, created: number, includeUsage: b
       ...(includeUsage ? [{ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(r) }] : []),
     ],
     error: (e) => {
-      const { body } = toHttpError(e);
-      return { error: { message: body.message, type: body.error, code: body.code ?? null } };
+      const { status, body } = toHttpError(e);
+      return toOpenAiError(status, body);
     },
     trailer: 'data: [DONE]\n\n',
   };

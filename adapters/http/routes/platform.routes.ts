@@ -2,6 +2,7 @@ import type { platformOperations } from '../../../contracts/operations/platform'
 import { recordAudit } from '../../../core/audit/audit-log';
 import { type BillingDeps, topUp, walletOf } from '../../../core/billing/billing';
 import { requireOrgPermission, requireSuperadmin } from '../../../core/identity/policy';
+import { type DocsAsset, sendDocsAsset, sendDocsPage } from '../api-docs';
 import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
 export interface PlatformRouteDeps {
@@ -9,25 +10,11 @@ export interface PlatformRouteDeps {
   openApiDocument: () => unknown;
 }
 
-const docsPage = `<!doctype html><html><head><meta charset="utf-8"><title>Agent Platform API</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .3em}
-.op{border-top:1px solid #ddd;padding:.5rem 0}.m{display:inline-block;width:4.5rem;font-weight:600;text-transform:uppercase}</style></head>
-<body><h1>Agent Platform API</h1><p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI 3.1).</p><div id="ops">Loading…</div>
-<script>fetch('/api/openapi.json').then(r=>r.json()).then(d=>{const out=[];for(const [p,ms] of Object.entries(d.paths))for(const [m,o] of Object.entries(ms))
-out.push('<div class="op"><span class="m">'+m+'</span><code>'+p+'</code> — '+o.summary+(o['x-required-scope']?' <em>(scope '+o['x-required-scope']+')</em>':'')+'</div>');
-document.getElementById('ops').innerHTML=out.join('')});</script></body></html>`;
-
 export function platformRoutes(d: PlatformRouteDeps): HandlerMap {
   return typedHandlers<typeof platformOperations>()({
     openapi: async () => ({ status: 200, body: d.openApiDocument() }),
-    docs: async ({ res }) => {
-      // The page's one inline script and style need their own policy; every other answer keeps helmet's.
-      res.setHeader(
-        'Content-Security-Policy',
-        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-      );
-      res.type('html').send(docsPage);
-    },
+    docs: async ({ res }) => sendDocsPage(res),
+    docsAsset: async ({ res, params }) => sendDocsAsset(res, params.file as DocsAsset),
     wallet: async (ctx) => ({ status: 200, body: await walletOf(d.billing, requireOrgPermission(requireActor(ctx), 'billing.read')) }),
     topUpCredits: async (ctx) => {
       const actor = requireActor(ctx);

@@ -83,11 +83,13 @@ export class KnexConversationRepository implements ConversationRepository {
     if (f.userId !== undefined) q.where('c.user_id', f.userId);
     if (f.anonymousId !== undefined) q.where('c.anonymous_id', f.anonymousId);
     if (f.platform !== undefined) q.where('c.platform', f.platform);
+    if (f.contactId !== undefined) q.where('c.contact_id', f.contactId);
+    if (f.updatedSince !== undefined) q.where('c.updated_at', '>=', f.updatedSince);
     return q;
   }
 
   async list(f: ConversationFilter, page: { limit: number; offset: number }) {
-    const ids = [f.agentId, f.userId, f.anonymousId].filter((v) => v !== undefined) as string[];
+    const ids = [f.agentId, f.userId, f.anonymousId, f.contactId].filter((v) => v !== undefined) as string[];
     if (ids.some((v) => !UUID.test(v))) return { items: [], total: 0 };
     const total = await this.filtered(f).count({ n: '*' }).first();
     const rows = await this.filtered(f)

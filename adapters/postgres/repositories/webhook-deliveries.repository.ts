@@ -63,10 +63,43 @@ export class KnexWebhookDeliveryRepository implements WebhookDeliveryRepository 
     return n === 1;
   }
 
+  async claimAttempt(organizationId: string, id: string, previousAttempts: number, at: string) {
+    const n = await this.db()('webhook_deliveries')
+      .where({ organization_id: organizationId, id, status: 'pending', attempts: previousAttempts })
+      .update({ attempts: previousAttempts + 1, updated_at: at });
+    return n === 1;
+  }
+
   async listForJob(organizationId: string, jobId: string) {
     const rows = await this.db()('webhook_deliveries')
       .where({ organization_id: organizationId, job_id: jobId })
       .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+    return rows.map(toDelivery);
+  }
+
+  async firstPendingOfJob(organizationId: string, jobId: string) {
+    const r = await this.db()('webhook_deliveries')
+      .where({ organization_id: organizationId, job_id: jobId, status: 'pending' })
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .first();
+    return r ? toDelivery(r) : null;
+  }
+
+  async listStalled(before: string, limit: number) {
+    const rows = await this.db()('webhook_deliveries as d')
+      .where('d.status', 'pending')
+      .andWhere('d.updated_at', '<', before)
+      .whereNotExists((q) =>
+        q
+          .select(this.db().raw('1'))
+          .from('webhook_deliveries as o')
+          .whereRaw('o.job_id = d.job_id')
+          .andWhere('o.status', 'pending')
+          .andWhereRaw('(o.created_at, o.id) < (d.created_at, d.id)'),
+      )
+      .orderBy([{ column: 'd.created_at' }, { column: 'd.id' }])
+      .limit(limit)
+      .select('d.*');
     return rows.map(toDelivery);
   }
 }
