@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 
 import type { MigrationSet } from '../postgres/migrator';
 import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
+import { splitIdentifierSeparators, tsvExpression } from './pgvector.search-text';
 
 export const PGVECTOR_MISSING_MESSAGE =
   'The PostgreSQL server lacks the pgvector extension (vector), which VECTOR_INDEX=pgvector needs. ' +
@@ -37,6 +38,7 @@ export const pgvectorMigrations: MigrationSet = {
       },
     },
     { name: '0020_bm25_term_statistics', up: createBm25Statistics },
+    { name: '0025_search_text_splits_identifiers', up: splitIdentifierSeparators },
   ],
 };
 
@@ -123,7 +125,7 @@ export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig
       embedding_type text NOT NULL DEFAULT 'text',
       importance real NOT NULL DEFAULT 0.5,
       metadata jsonb NOT NULL DEFAULT '{}',
-      tsv tsvector GENERATED ALWAYS AS (to_tsvector('${textSearchConfig}', content)) STORED
+      tsv tsvector GENERATED ALWAYS AS (${tsvExpression(textSearchConfig)}) STORED
     )`;
   await db.transaction(async (trx) => {
     await trx.raw('SELECT pg_advisory_xact_lock(?)', [0x6b7600 + space.dimensions]);

@@ -126,6 +126,71 @@ describe('pgvector BM25 term statistics', () => {
     await index.deleteByKnowledgeBase(org, kb);
     expect(await stats(kb)).toEqual({ chunks: 0, df: {} });
   });
+
+  const textQuery = (org: string, kb: string, text: string) => ({
+    organizationId: org,
+    knowledgeBaseIds: [kb],
+    embedding: null,
+    text,
+    candidatesPerKnowledgeBase: 10,
+  });
+
+  it('finds identifiers inside dotted names and scoped packages, and document titles', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const [dotted, scoped, titled, other] = [0, 1, 2, 3].map(() => randomUUID());
+    await index.upsert([
+      at(org, kb, dotted, 0, 'Call doc.createNode(value) to wrap a value in a node.'),
+      at(org, kb, scoped, 0, 'Install @acme/widgets and import it from src/lib/loader.js.'),
+      { ...at(org, kb, titled, 0, 'It formats durations for humans.'), metadata: { documentTitle: 'chronoprint' } },
+      at(org, kb, other, 0, 'Nodes, widgets and loaders of another kind.'),
+    ]);
+    const top = async (text: string) => (await index.search(textQuery(org, kb, text))).text[0]?.chunk.documentId;
+    expect(await top('What is createNode?')).toBe(dotted);
+    expect(await top('acme')).toBe(scoped);
+    expect(await top('loader.js')).toBe(scoped);
+    expect(await top('What is chronoprint for?')).toBe(titled);
+  });
+
+  it('keeps BM25 order among strong matches instead of tying them at text score 1', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const docs = Array.from({ length: 6 }, () => randomUUID());
+    await index.upsert([
+      ...docs.slice(2).map((d, i) => at(org, kb, d, 0, `unrelated filler text number ${i}`)),
+      // same length, the term three times against once: both clear a full match, BM25 prefers the first
+      at(org, kb, docs[0], 0, 'quux quux quux alpha'),
+      at(org, kb, docs[1], 0, 'quux beta gamma delta'),
+    ]);
+    const { text } = await index.search(textQuery(org, kb, 'quux'));
+    expect(text.map((c) => c.chunk.documentId)).toEqual([docs[0], docs[1]]);
+    expect(text[1].textScore).toBeGreaterThanOrEqual(0.7);
+    expect(text[0].textScore!).toBeGreaterThan(text[1].textScore!);
+  });
+
+  it('migration 0025 regenerates existing chunk tables and their term statistics', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const doc = randomUUID();
+    await index.upsert([{ ...at(org, kb, doc, 0, 'Call doc.createNode(value) here.'), metadata: { documentTitle: 'nodekit' } }]);
+    // back to the schema before 0025: tsv from the raw content, statistics to match, migration not applied
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 DROP COLUMN tsv`);
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED`);
+    await db2.knex.raw(`DELETE FROM kv_kb_term_df WHERE knowledge_base_id = ?`, [kb]);
+    await db2.knex.raw(
+      `INSERT INTO kv_kb_term_df (knowledge_base_id, term, df) SELECT ?, l, 1 FROM kv_chunks_4, unnest(tsvector_to_array(tsv)) l WHERE document_id = ?`,
+      [kb, doc],
+    );
+    await db2.knex('vector_migrations').where({ name: '0025_search_text_splits_identifiers' }).delete();
+    expect((await stats(kb)).df).toHaveProperty(['doc.createnode']);
+
+    const reopened = await PgvectorVectorIndex.open({ knex: db2.knex });
+    const { df } = await stats(kb);
+    expect(df).toMatchObject({ createnod: 1, nodekit: 1, doc: 1 });
+    expect(df).not.toHaveProperty(['doc.createnode']);
+    const { text } = await reopened.search({ ...textQuery(org, kb, 'createNode'), candidatesPerKnowledgeBase: 5 });
+    expect(text.map((c) => c.chunk.documentId)).toEqual([doc]);
+  });
 });
 
 describe('pgvector vector text', () => {

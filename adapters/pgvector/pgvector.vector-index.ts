@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
-import { BM25_SCORE, BM25_TERMS, bm25Matches } from './pgvector.bm25';
+import { BM25_SCORE, BM25_TERMS, bm25Matches, textScoreOf } from './pgvector.bm25';
 import {
   createSpace,
   ensurePgvectorExtension,
@@ -103,7 +103,7 @@ const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 const toCandidate = (r: Record<string, unknown>): Candidate => ({
   chunk: toChunk(r),
   vectorScore: r.sim == null ? null : clamp01(Number(r.sim)),
-  textScore: r.text_score == null ? null : clamp01(Number(r.text_score)),
+  textScore: r.text_score == null ? null : textScoreOf(Number(r.text_score)),
 });
 
 /** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
@@ -298,17 +298,18 @@ export class PgvectorVectorIndex implements VectorIndex {
       const rows: Record<string, unknown>[] = [];
       for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
       const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
-      const byText = (a: Candidate, b: Candidate) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id);
+      const relevance = (r: Record<string, unknown>) => Number(r.text_score);
+      const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+        relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
       return {
         vector: rows
           .filter((r) => r.half === 'v')
           .map(toCandidate)
           .sort(byVector),
         text: rows
-          .filter((r) => r.half === 't')
-          .map(toCandidate)
-          .filter((c) => (c.textScore ?? 0) > 0)
-          .sort(byText),
+          .filter((r) => r.half === 't' && relevance(r) > 0)
+          .sort(byText)
+          .map(toCandidate),
       };
     });
   }
@@ -349,8 +350,8 @@ export class PgvectorVectorIndex implements VectorIndex {
       });
     }
     const result = await trx.raw(
-      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', ?))) l)
-       SELECT ${COLUMNS}, c.half, c.sim, least(1, c.bm25 / greatest(qt.idf_total, 1e-9)) AS text_score
+      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', kv_search_text(?)))) l)
+       SELECT ${COLUMNS}, c.half, c.sim, c.bm25 / greatest(qt.idf_total, 1e-9) AS text_score
        FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id) ${BM25_TERMS}
        CROSS JOIN LATERAL (${halves.map((h) => `(${h.sql})`).join(' UNION ALL ')}) c`,
       [text ?? '', kbIds, ...halves.flatMap((h) => h.args)],

@@ -56,6 +56,8 @@ const BY_NAME: Record<string, string> = {
   'tools[].toolDefinitionId': 'global:tool',
   version: 'literal:1',
   type: 'literal:system',
+  // a static file of the API reference page: no tenant data
+  file: 'literal:docs-asset',
   provider: 'global:provider',
   usecase: 'global:usecase',
   query: 'global:query',
@@ -77,6 +79,7 @@ export const LITERALS: Record<string, string> = {
   'literal:event-id': '2026-01-01T00:00:00.000Z',
   'literal:uuid': '00000000-0000-4000-8000-000000000000',
   'literal:client-id': 'client-a',
+  'literal:docs-asset': 'init.js',
   'global:model': 'local/extractive',
   'global:tool': 'web_search',
   'global:provider': 'local',
