@@ -101,7 +101,10 @@ describe('reading a profile from a local fake Instagram', () => {
   const context = (secrets: Record<string, string> = {}): SourceContext => ({
     fetcher: new SsrfGuardedFetcher({ allow: [new URL(siteBase).host, new URL(graphBase).host] }),
     html: new CheerioHtmlReader(),
-    secrets: { get: (name: string) => ({ INSTAGRAM_BASE_URL: siteBase, INSTAGRAM_GRAPH_API_URL: graphBase, ...secrets })[name] },
+    // The plugin's secrets as the registry hands them out (only the keys it declares are readable).
+    secrets: createSourceRegistry({
+      secrets: (name) => ({ INSTAGRAM_BASE_URL: siteBase, INSTAGRAM_GRAPH_API_URL: graphBase, ...secrets })[name],
+    }).secrets('instagram'),
     requestTimeoutMs: 5000,
     maxResponseBytes: 5 * 1024 * 1024,
     log: () => undefined,
@@ -149,7 +152,10 @@ describe('reading a profile from a local fake Instagram', () => {
   it('reads the Graph API for the profile the token belongs to, and public data for any other', async () => {
     const listing = await list('https://www.instagram.com/fixturebakes', 5, { INSTAGRAM_ACCESS_TOKEN: token });
     expect(listing.items.map((i) => i.key)).toEqual([...baker.posts.slice(0, 4).map((p) => p.shortcode), 'profile']);
-    expect(listing.items[0].item).toMatchObject({ text: expect.stringContaining('sourdough starter'), publishedAt: '2024-05-28T12:00:00.000Z' });
+    expect(listing.items[0].item).toMatchObject({
+      text: expect.stringContaining('sourdough starter'),
+      publishedAt: '2024-05-28T12:00:00.000Z',
+    });
     const media = graph.requests.find((r) => r.path.startsWith(`/${baker.id}/media`))!;
     expect(new URL(media.path, 'http://x').searchParams.get('fields')).toBe('caption,media_type,permalink,timestamp');
     expect(site.requests).toHaveLength(0);

@@ -26,7 +26,11 @@ const plugin: SourcePlugin = {
       description: 'Base URL of the Instagram site (profile data, post pages); default https://www.instagram.com',
       required: false,
     },
-    { name: 'INSTAGRAM_GRAPH_API_URL', description: 'Base URL of the Instagram Graph API; default https://graph.instagram.com', required: false },
+    {
+      name: 'INSTAGRAM_GRAPH_API_URL',
+      description: 'Base URL of the Instagram Graph API; default https://graph.instagram.com',
+      required: false,
+    },
   ],
   capabilities: ['detect', 'preview', 'schedule'],
   urls: {
@@ -38,7 +42,11 @@ const plugin: SourcePlugin = {
       ['https://www.instagram.com/p/C7aBcDeFgHi/?img_index=1', 'https://www.instagram.com/p/C7aBcDeFgHi'],
       ['https://instagram.com/reel/C7aBcDeFgHi', 'https://www.instagram.com/p/C7aBcDeFgHi'],
     ],
-    rejects: ['https://www.instagram.com/explore/tags/bread/', 'https://www.instagram.com/accounts/login/', 'https://example.com/fixturebakes'],
+    rejects: [
+      'https://www.instagram.com/explore/tags/bread/',
+      'https://www.instagram.com/accounts/login/',
+      'https://example.com/fixturebakes',
+    ],
   },
   recognizes: (url) => isInstagramHost(url),
   normalize: (url) => normalizeInstagramUrl(url),

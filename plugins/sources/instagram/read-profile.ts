@@ -173,7 +173,11 @@ export async function readProfile(ctx: SourceContext, canonical: string, max: nu
   return (ep.token ? await graphProfile(ctx, handle, ep, max) : null) ?? webProfile(ctx, handle, ep, max);
 }
 
-const firstLine = (caption: string) => caption.split('\n').find((l) => l.trim())?.trim() ?? '';
+const firstLine = (caption: string) =>
+  caption
+    .split('\n')
+    .find((l) => l.trim())
+    ?.trim() ?? '';
 
 export function postItem(post: Post, handle: string): SourceItemContent {
   const line = firstLine(post.caption);
@@ -216,5 +220,9 @@ export async function readListing(ctx: SourceContext, canonical: string, max: nu
         },
       ]
     : posts;
-  return { title: name, author: `@${profile.handle}`, items: items.map((item) => ({ key: item.key, url: item.url, title: item.title, item })) };
+  return {
+    title: name,
+    author: `@${profile.handle}`,
+    items: items.map((item) => ({ key: item.key, url: item.url, title: item.title, item })),
+  };
 }
