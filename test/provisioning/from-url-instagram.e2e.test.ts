@@ -8,8 +8,7 @@ import { randomUUID } from 'node:crypto';
 
 import { bakerProfile, type FakeProfile } from '../../plugins/sources/instagram/test-fixtures/profile';
 import { watchJob } from '../jobs/job-clients';
-import { base, startConversation } from '../public-chat/public-support';
-import { waitFor } from '../public-chat/public-support';
+import { base, startConversation, waitFor } from '../public-chat/public-support';
 import { fromUrl, poll, type ProvisioningWorld, settled, startProvisioningWorld } from './provisioning-support';
 
 let w: ProvisioningWorld;
@@ -70,7 +69,7 @@ describe('an Instagram preview build', () => {
       anonymousId: visitor,
     });
     expect(answer.status).toBe(200);
-    expect(answer.body.response).toMatch(/hydrate the dough to 75%/);
+    expect(answer.body.response).toMatch(/croissant lamination: hydrate the dough to 75%/);
 
     for (const url of ['instagram.com/fixturebakes', 'https://www.instagram.com/FixtureBakes/p/Cfix0000001/']) {
       const again = await fromUrl(w, { url });
