@@ -11,6 +11,7 @@
  *
  *   npx tsx bench/heavy-work.bench.ts     writes bench/results/heavy-work.json
  *   BENCH_MARKDOWN_MB=1 BENCH_SECONDS=3   a smaller run
+ *   PGVECTOR_DEFER_HNSW_ABOVE=1000000     every chunk linked into HNSW as it is written (no staging)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,7 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { spaceFor } from '../adapters/pgvector/pgvector.schema';
+import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
+import type { PgvectorVectorIndex } from '../adapters/pgvector/pgvector.vector-index';
 import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
@@ -56,6 +58,8 @@ async function main() {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_IP: '100000000',
     RATE_LIMIT_PER_PRINCIPAL: '100000000',
+    // a large value links every chunk into HNSW as it is written (the behaviour before staging), for comparison
+    ...(process.env.PGVECTOR_DEFER_HNSW_ABOVE ? { PGVECTOR_DEFER_HNSW_ABOVE: process.env.PGVECTOR_DEFER_HNSW_ABOVE } : {}),
   });
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const rssAfterBoot = process.memoryUsage().rss;
@@ -120,22 +124,41 @@ async function main() {
     const windows: Load[] = [];
     while (!done) windows.push(await autocannon(me, bystander, SECONDS));
     const ingestMs = (await finished) - started;
+    // large documents are searchable when completed; their HNSW links are made in the background afterwards
+    await (platform.infrastructure.knowledge.vectorIndex as PgvectorVectorIndex).whenIndexed();
+    const indexedMs = now() - started;
     clearInterval(sampler);
     const ingested = done as unknown as { processingStatus: string; chunkCount: number };
 
-    // 3. raw multi-row INSERT of the same rows into the same table (vectors read back, so identical)
+    // 3. raw multi-row INSERTs of the same rows (vectors read back, so identical), 500 a statement in one transaction,
+    // into a new table of the same definition (HNSW, GIN, btree indexes, BM25 statistics triggers): the baseline.
+    // Copies into the document's own table would be cheaper than any real load: pgvector's HNSW adds a row whose
+    // vector equals an indexed one to that element instead of linking it into the graph. Measured too, as
+    // `duplicateVectors`, since earlier runs used it as the baseline.
     const space = spaceFor(platform.infrastructure.knowledge.embeddingDimensions);
     const knex = platform.infrastructure.db.knex;
     const rows = await knex(space.table).where({ document_id: up.body.document.id }).select('*');
-    const copies = rows.map((r: Record<string, unknown>) => {
+    const plain = rows.map((r: Record<string, unknown>) => {
       const { tsv: _tsv, ...rest } = r;
-      return { ...rest, id: randomUUID(), document_id: randomUUID(), metadata: JSON.stringify(r.metadata ?? {}) };
+      return { ...rest, metadata: JSON.stringify(r.metadata ?? {}) };
     });
-    const rawStarted = now();
-    await knex.transaction(async (trx) => {
-      for (let i = 0; i < copies.length; i += 500) await trx(space.table).insert(copies.slice(i, i + 500));
-    });
-    const rawMs = now() - rawStarted;
+    const rawInsert = async (table: string, copies: Record<string, unknown>[]) => {
+      const t = now();
+      await knex.transaction(async (trx) => {
+        for (let i = 0; i < copies.length; i += 500) await trx(table).insert(copies.slice(i, i + 500));
+      });
+      const ms = now() - t;
+      const ids = copies.map((c) => c.id as string);
+      await knex(table).whereIn('id', ids).delete(); // the statistics triggers take the copies back out
+      return ms;
+    };
+    const baselineTable = `${space.table}_bench_raw`;
+    await createSpace(knex, { ...space, table: baselineTable }, 'english'); // the registry keeps the real table
+    const rawMs = await rawInsert(baselineTable, plain);
+    await knex.schema.dropTable(baselineTable);
+    await knex.schema.dropTable(stagedTableOf({ ...space, table: baselineTable }));
+    const duplicates = plain.map((r) => ({ ...r, id: randomUUID(), document_id: randomUUID() }));
+    const duplicateMs = await rawInsert(space.table, duplicates);
 
     // 2. bombs through upload, a public attachment and extract-text, with a light request running throughout
     const docx = docxBomb(24);
@@ -224,17 +247,28 @@ async function main() {
       ingestion: {
         target: '>= 1000 chunks/s end to end, within 1.5x of the raw insert',
         figure: {
-          what: 'upload until completed (load, chunk, embed, store, summary)',
+          what: 'upload until completed and searchable (load, chunk, embed, store, graph, summary)',
           chunksPerSecond: +((ingested.chunkCount / ingestMs) * 1000).toFixed(0),
         },
-        baseline: {
-          what: 'raw multi-row INSERT (500 rows a statement) of the same rows into the same table',
-          rows: copies.length,
-          chunksPerSecond: +((copies.length / rawMs) * 1000).toFixed(0),
+        untilHnswLinked: {
+          what: 'upload until the background move has linked every chunk into the HNSW index (searchable by exact distance before)',
+          chunksPerSecond: +((ingested.chunkCount / indexedMs) * 1000).toFixed(0),
+          ratio: +(indexedMs / ingested.chunkCount / (rawMs / plain.length)).toFixed(2),
         },
-        ratio: +(ingestMs / ingested.chunkCount / (rawMs / copies.length)).toFixed(2),
+        baseline: {
+          what: 'raw multi-row INSERTs (500 rows a statement, one transaction) of the same rows into a new table of the same definition (HNSW, GIN, btree indexes, BM25 statistics triggers)',
+          rows: plain.length,
+          chunksPerSecond: +((plain.length / rawMs) * 1000).toFixed(0),
+        },
+        ratio: +(ingestMs / ingested.chunkCount / (rawMs / plain.length)).toFixed(2),
+        duplicateVectors: {
+          what: "the earlier baseline: the same rows copied into the document's own table, where each vector equals an indexed one and HNSW skips linking it",
+          chunksPerSecond: +((plain.length / duplicateMs) * 1000).toFixed(0),
+          ratio: +(ingestMs / ingested.chunkCount / (duplicateMs / plain.length)).toFixed(2),
+        },
       },
       residentMemoryMb: { afterBoot: mb(rssAfterBoot), peakWhileIngesting: mb(rssPeak), atEnd: mb(process.memoryUsage().rss) },
+      pgvectorDeferHnswAbove: process.env.PGVECTOR_DEFER_HNSW_ABOVE ?? 'default (256)',
       note: 'One process as in `npm start`: gateway, api, worker and the embedded database share the cores; heavy work in worker threads.',
     };
     await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });

@@ -153,7 +153,10 @@ export async function runRetrievalEval(options: { dimensions?: number } = {}): P
       ['hybridRerank', () => runMethod(w, { ...RANKING_ONLY, rerank: true })],
       ['productionDefaults', () => runMethod(w, { rerank: false })],
       ['productionVectorFloorOnTextMatches', () => runMethod(w, { rerank: false, textMatchesSkipVectorFloor: false })],
-      ['productionSpecWeights', () => runMethod(w, { rerank: false, weights: DEFAULT_RANKING.weights })],
+      [
+        'productionSpecWeights',
+        () => runMethod(w, { rerank: false, weights: DEFAULT_RANKING.weights, minCombinedScore: DEFAULT_RANKING.minCombinedScore }),
+      ],
     ];
     // EVAL_WEIGHTS="v,t,i;v,t,i" adds hybrid runs with other combined-score weights (calibration).
     for (const spec of process.env.EVAL_WEIGHTS?.split(';') ?? []) {

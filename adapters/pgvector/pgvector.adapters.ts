@@ -1,13 +1,26 @@
 import type { VectorIndex } from '../../core/ports/vector-index';
-import { defineAdapter } from '../kit/adapter-definition';
+import { defineAdapter, setting } from '../kit/adapter-definition';
 
 /** VECTOR_INDEX=pgvector (default): vectors and full text in the relational Postgres (PGlite, or DATABASE_URL with pgvector). */
 export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
   id: 'pgvector',
   description: 'pgvector + tsvector in the relational Postgres',
   selectedWhen: [],
-  async create(_settings, { db }) {
+  settings: {
+    PGVECTOR_DEFER_HNSW_ABOVE: {
+      type: 'integer',
+      minimum: 0,
+      default: 256,
+      description: 'Documents with more chunks are searchable at once and linked into the HNSW index in the background',
+    },
+  },
+  async create(settings, { db, log }) {
     const { PgvectorVectorIndex } = await import('./pgvector.vector-index');
-    return PgvectorVectorIndex.open({ knex: db.knex });
+    return PgvectorVectorIndex.open({
+      knex: db.knex,
+      deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE'),
+      onError: (error) =>
+        log('warn', 'pgvector: moving staged chunks into the HNSW index failed (retried on the next large write or restart)', error),
+    });
   },
 });

@@ -109,6 +109,20 @@ export const BM25_TERMS = `
     WHERE d.knowledge_base_id = kb.id AND d.term = ANY(q.lex) AND position(E'\\\\' in d.term) = 0
   ) qt`;
 
+/**
+ * Text score (0-1) from the BM25 ratio bm25 / sum of the query terms' idf. The ratio is 1 for a chunk of
+ * average length holding every query term once and approaches k1 + 1 with repetitions, so a plain clamp at
+ * 1 tied every strong match (and let the chunk id, or the vector similarity alone, order them). Below the
+ * knee the score is the ratio itself (the combined-score floors keep their meaning); above it the rest of
+ * the range up to k1 + 1 is mapped linearly onto knee..1, keeping BM25's order.
+ */
+export const TEXT_SCORE_KNEE = 0.8;
+export function textScoreOf(ratio: number): number {
+  if (!(ratio > 0)) return 0;
+  if (ratio <= TEXT_SCORE_KNEE) return ratio;
+  return Math.min(1, TEXT_SCORE_KNEE + ((1 - TEXT_SCORE_KNEE) * (ratio - TEXT_SCORE_KNEE)) / (BM25_K1 + 1 - TEXT_SCORE_KNEE));
+}
+
 /** BM25 of chunk row `c` against `qt` (in a LATERAL subquery; 0 when nothing matches). */
 export const BM25_SCORE = `(SELECT coalesce(sum(i.idf * f.tf * ${BM25_K1 + 1} / (f.tf + ${BM25_K1} * (${1 - BM25_B} + ${BM25_B} * length(c.tsv) / st.avgdl))), 0)
     FROM (SELECT u.lexeme, coalesce(array_length(u.positions, 1), 1)::float8 AS tf FROM unnest(c.tsv) u) f

@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 
 import type { MigrationSet } from '../postgres/migrator';
 import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
+import { splitIdentifierSeparators, tsvExpression } from './pgvector.search-text';
 
 export const PGVECTOR_MISSING_MESSAGE =
   'The PostgreSQL server lacks the pgvector extension (vector), which VECTOR_INDEX=pgvector needs. ' +
@@ -37,6 +38,7 @@ export const pgvectorMigrations: MigrationSet = {
       },
     },
     { name: '0020_bm25_term_statistics', up: createBm25Statistics },
+    { name: '0025_search_text_splits_identifiers', up: splitIdentifierSeparators },
   ],
 };
 
@@ -84,15 +86,35 @@ export function spaceFor(dimensions: number): VectorSpace {
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
-/** Creates the chunk table of one embedding size (idempotent, serialised by an advisory lock). */
+/**
+ * Where a large document's rows wait for their HNSW entries: the same columns, full-text and scope indexes
+ * and statistics triggers as the space's table, but no HNSW index, so writing them costs a tenth as much.
+ * Search reads both tables (the staged rows by exact distance); the index moves the rows over in the background.
+ */
+export const stagedTableOf = (space: VectorSpace) => `${space.table}_staged`;
+
+/** Columns in table order: the staged and indexed tables must agree, since search unions them. */
+export const CHUNK_COLUMNS = [
+  'id',
+  'organization_id',
+  'knowledge_base_id',
+  'document_id',
+  'chunk_index',
+  'content',
+  'embedding',
+  'embedding_type',
+  'importance',
+  'metadata',
+] as const;
+
+/** Creates the chunk tables of one embedding size (idempotent, serialised by an advisory lock). */
 export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig: string): Promise<void> {
   if (!IDENT.test(space.table) || !IDENT.test(textSearchConfig)) throw new Error('pgvector index: invalid identifier');
   const t = space.table;
+  const staged = stagedTableOf(space);
   const column = `${space.elementType}(${space.dimensions})`;
   const ops = space.elementType === 'halfvec' ? 'halfvec_cosine_ops' : 'vector_cosine_ops';
-  await db.transaction(async (trx) => {
-    await trx.raw('SELECT pg_advisory_xact_lock(?)', [0x6b7600 + space.dimensions]);
-    await trx.raw(`CREATE TABLE IF NOT EXISTS ${t} (
+  const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
       id uuid PRIMARY KEY,
       organization_id uuid NOT NULL,
       knowledge_base_id uuid NOT NULL,
@@ -103,13 +125,18 @@ export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig
       embedding_type text NOT NULL DEFAULT 'text',
       importance real NOT NULL DEFAULT 0.5,
       metadata jsonb NOT NULL DEFAULT '{}',
-      tsv tsvector GENERATED ALWAYS AS (to_tsvector('${textSearchConfig}', content)) STORED
-    )`);
+      tsv tsvector GENERATED ALWAYS AS (${tsvExpression(textSearchConfig)}) STORED
+    )`;
+  await db.transaction(async (trx) => {
+    await trx.raw('SELECT pg_advisory_xact_lock(?)', [0x6b7600 + space.dimensions]);
+    for (const name of [t, staged]) {
+      await trx.raw(table(name));
+      await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_tsv_gin ON ${name} USING gin (tsv)`);
+      await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_scope ON ${name} (organization_id, knowledge_base_id)`);
+      await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_document ON ${name} (document_id, chunk_index)`);
+      await createStatsTriggers(trx, name);
+    }
     await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_embedding_hnsw ON ${t} USING hnsw (embedding ${ops})`);
-    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_tsv_gin ON ${t} USING gin (tsv)`);
-    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_scope ON ${t} (organization_id, knowledge_base_id)`);
-    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_document ON ${t} (document_id, chunk_index)`);
-    await createStatsTriggers(trx, t);
     await trx.raw('INSERT INTO vector_spaces (dimensions, table_name, element_type) VALUES (?, ?, ?) ON CONFLICT (dimensions) DO NOTHING', [
       space.dimensions,
       t,

@@ -16,6 +16,15 @@ vectorIndexConformance('pgvector on PGlite', {
   destroy: () => db?.close(),
 });
 
+let stagedDb: Database;
+vectorIndexConformance('pgvector on PGlite, every document staged and linked into HNSW in the background', {
+  create: async () => {
+    stagedDb = await openDatabase({ memory: true });
+    return PgvectorVectorIndex.open({ knex: stagedDb.knex, deferIndexAbove: 0 });
+  },
+  destroy: () => stagedDb?.close(),
+});
+
 const realPostgres = process.env.TEST_REAL_SERVICES === '1' ? describe : describe.skip;
 
 realPostgres('pgvector on a Postgres server without the extension', () => {
@@ -116,5 +125,199 @@ describe('pgvector BM25 term statistics', () => {
     expect((await stats(kb)).df.alpha).toBeUndefined();
     await index.deleteByKnowledgeBase(org, kb);
     expect(await stats(kb)).toEqual({ chunks: 0, df: {} });
+  });
+
+  const textQuery = (org: string, kb: string, text: string) => ({
+    organizationId: org,
+    knowledgeBaseIds: [kb],
+    embedding: null,
+    text,
+    candidatesPerKnowledgeBase: 10,
+  });
+
+  it('finds identifiers inside dotted names and scoped packages, and document titles', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const [dotted, scoped, titled, other] = [0, 1, 2, 3].map(() => randomUUID());
+    await index.upsert([
+      at(org, kb, dotted, 0, 'Call doc.createNode(value) to wrap a value in a node.'),
+      at(org, kb, scoped, 0, 'Install @acme/widgets and import it from src/lib/loader.js.'),
+      { ...at(org, kb, titled, 0, 'It formats durations for humans.'), metadata: { documentTitle: 'chronoprint' } },
+      at(org, kb, other, 0, 'Nodes, widgets and loaders of another kind.'),
+    ]);
+    const top = async (text: string) => (await index.search(textQuery(org, kb, text))).text[0]?.chunk.documentId;
+    expect(await top('What is createNode?')).toBe(dotted);
+    expect(await top('acme')).toBe(scoped);
+    expect(await top('loader.js')).toBe(scoped);
+    expect(await top('What is chronoprint for?')).toBe(titled);
+  });
+
+  it('keeps BM25 order among strong matches instead of tying them at text score 1', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const docs = Array.from({ length: 6 }, () => randomUUID());
+    await index.upsert([
+      ...docs.slice(2).map((d, i) => at(org, kb, d, 0, `unrelated filler text number ${i}`)),
+      // same length, the term three times against once: both clear a full match, BM25 prefers the first
+      at(org, kb, docs[0], 0, 'quux quux quux alpha'),
+      at(org, kb, docs[1], 0, 'quux beta gamma delta'),
+    ]);
+    const { text } = await index.search(textQuery(org, kb, 'quux'));
+    expect(text.map((c) => c.chunk.documentId)).toEqual([docs[0], docs[1]]);
+    expect(text[1].textScore).toBeGreaterThanOrEqual(0.7);
+    expect(text[0].textScore!).toBeGreaterThan(text[1].textScore!);
+  });
+
+  it('migration 0025 regenerates existing chunk tables and their term statistics', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const doc = randomUUID();
+    await index.upsert([{ ...at(org, kb, doc, 0, 'Call doc.createNode(value) here.'), metadata: { documentTitle: 'nodekit' } }]);
+    // back to the schema before 0025: tsv from the raw content, statistics to match, migration not applied
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 DROP COLUMN tsv`);
+    await db2.knex.raw(`ALTER TABLE kv_chunks_4 ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', content)) STORED`);
+    await db2.knex.raw(`DELETE FROM kv_kb_term_df WHERE knowledge_base_id = ?`, [kb]);
+    await db2.knex.raw(
+      `INSERT INTO kv_kb_term_df (knowledge_base_id, term, df) SELECT ?, l, 1 FROM kv_chunks_4, unnest(tsvector_to_array(tsv)) l WHERE document_id = ?`,
+      [kb, doc],
+    );
+    await db2.knex('vector_migrations').where({ name: '0025_search_text_splits_identifiers' }).delete();
+    expect((await stats(kb)).df).toHaveProperty(['doc.createnode']);
+
+    const reopened = await PgvectorVectorIndex.open({ knex: db2.knex });
+    const { df } = await stats(kb);
+    expect(df).toMatchObject({ createnod: 1, nodekit: 1, doc: 1 });
+    expect(df).not.toHaveProperty(['doc.createnode']);
+    const { text } = await reopened.search({ ...textQuery(org, kb, 'createNode'), candidatesPerKnowledgeBase: 5 });
+    expect(text.map((c) => c.chunk.documentId)).toEqual([doc]);
+  });
+});
+
+describe('pgvector vector text', () => {
+  let db3: Database;
+  beforeAll(async () => {
+    db3 = await openDatabase({ memory: true });
+  });
+  afterAll(() => db3.close());
+
+  it('stores every entry as the float32 nearest to it, tiny, negative and repeating ones included', async () => {
+    const index = await PgvectorVectorIndex.open({ knex: db3.knex });
+    const embedding = [1 / 3, -2 / 3, 1e-20, -7.006e-8, 0.1, 123456.789, 0, -0.5];
+    const chunk: VectorChunk = {
+      id: randomUUID(),
+      organizationId: randomUUID(),
+      knowledgeBaseId: randomUUID(),
+      documentId: randomUUID(),
+      chunkIndex: 0,
+      content: 'values',
+      embedding,
+      embeddingType: 'text',
+      importance: 0.5,
+      metadata: {},
+    };
+    await index.upsert([chunk]);
+    const row = await db3.knex('kv_chunks_8').where({ id: chunk.id }).select(db3.knex.raw('embedding::real[] AS e')).first();
+    // Postgres prints each real in its shortest exact form; read back as float32 it must be the same number
+    expect((row.e as number[]).map(Math.fround)).toEqual(embedding.map(Math.fround));
+  });
+});
+
+describe('pgvector staged writes of large documents', () => {
+  let db4: Database;
+  let index: PgvectorVectorIndex;
+  const DIMS = 16;
+  beforeAll(async () => {
+    db4 = await openDatabase({ memory: true });
+    index = await PgvectorVectorIndex.open({ knex: db4.knex, deferIndexAbove: 20 });
+  });
+  afterAll(async () => {
+    await index.close();
+    await db4.close();
+  });
+
+  const words = ['harbour', 'lighthouse', 'ferry', 'tide', 'keeper', 'lamp', 'storm', 'pier'];
+  /** A document of `n` chunks with distinct contents and directions. */
+  const documentOf = (org: string, kb: string, doc: string, n: number): VectorChunk[] =>
+    Array.from({ length: n }, (_, i) => {
+      const v = Array.from({ length: DIMS }, (_, j) => Math.sin((i + 1) * (j + 3)) + (j === i % DIMS ? 2 : 0));
+      return {
+        id: randomUUID(),
+        organizationId: org,
+        knowledgeBaseId: kb,
+        documentId: doc,
+        chunkIndex: i,
+        content: `Chunk ${i} about the ${words[i % 8]} and the ${words[(i * 3) % 8]} ${words[(i * 5) % 8]}`,
+        embedding: v,
+        embeddingType: 'text',
+        importance: 0.5,
+        metadata: { i },
+      };
+    });
+  const inTables = async (doc: string) => {
+    const count = async (t: string) => Number((await db4.knex(t).where({ document_id: doc }).count({ n: '*' }))[0].n);
+    return { indexed: await count(`kv_chunks_${DIMS}`), staged: await count(`kv_chunks_${DIMS}_staged`) };
+  };
+  const ids = (r: { vector: { chunk: { id: string } }[]; text: { chunk: { id: string } }[] }) => ({
+    vector: r.vector.map((c) => c.chunk.id),
+    text: r.text.map((c) => c.chunk.id),
+  });
+
+  it('answers searches the same while its rows are staged or moving as once they are all in the HNSW index', async () => {
+    const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
+    const chunks = documentOf(org, kb, doc, 200);
+    const queries = [0, 7, 133].map((i) => ({
+      organizationId: org,
+      knowledgeBaseIds: [kb],
+      embedding: chunks[i].embedding,
+      text: `${words[i % 8]} ${words[(i * 3) % 8]}`,
+      candidatesPerKnowledgeBase: 10,
+    }));
+    expect(await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, chunks)).toEqual({
+      deleted: 0,
+      written: 200,
+    });
+    expect((await inTables(doc)).staged).toBeGreaterThan(0); // 16 rows a turn: most still wait
+    expect(await index.countByDocument(org, doc)).toBe(200);
+    const whileMoving = [];
+    for (const q of queries) whileMoving.push(ids(await index.search(q)));
+
+    await index.whenIndexed();
+    expect(await inTables(doc)).toEqual({ indexed: 200, staged: 0 });
+    for (const [i, q] of queries.entries()) {
+      const found = ids(await index.search(q));
+      expect(found).toEqual(whileMoving[i]);
+      expect(found.vector[0]).toBe(chunks[[0, 7, 133][i]].id); // a chunk's own vector finds it first
+      expect(found.text.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('leaves no rows behind when the document is replaced or deleted while its rows move', async () => {
+    const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
+    await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 50));
+    const second = documentOf(org, kb, doc, 40);
+    await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, second);
+    expect(await index.countByDocument(org, doc)).toBe(40);
+    await index.whenIndexed();
+    const rows = await db4.knex(`kv_chunks_${DIMS}`).where({ document_id: doc }).select('id');
+    expect(rows.map((r: { id: string }) => r.id).sort()).toEqual(second.map((c) => c.id).sort());
+
+    await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 45));
+    expect(await index.deleteByDocument(org, doc)).toBe(45);
+    await index.whenIndexed();
+    expect(await inTables(doc)).toEqual({ indexed: 0, staged: 0 });
+    const stats = await db4.knex('kv_kb_text_stats').where({ knowledge_base_id: kb }).first();
+    expect(stats).toBeUndefined(); // the term statistics followed every move and deletion back to nothing
+  });
+
+  it('moves rows a stopped process left staged when an index opens', async () => {
+    const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
+    const stopped = await PgvectorVectorIndex.open({ knex: db4.knex, deferIndexAbove: 20 });
+    await stopped.close(); // closed before it writes: nothing moves its rows
+    await stopped.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 30));
+    expect(await inTables(doc)).toEqual({ indexed: 0, staged: 30 });
+    const next = await PgvectorVectorIndex.open({ knex: db4.knex, deferIndexAbove: 20 });
+    await next.whenIndexed();
+    expect(await inTables(doc)).toEqual({ indexed: 30, staged: 0 });
+    await next.close();
   });
 });

@@ -2,8 +2,17 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
-import { BM25_SCORE, BM25_TERMS, bm25Matches } from './pgvector.bm25';
-import { createSpace, ensurePgvectorExtension, listSpaces, pgvectorMigrations, spaceFor, type VectorSpace } from './pgvector.schema';
+import { BM25_SCORE, BM25_TERMS, bm25Matches, textScoreOf } from './pgvector.bm25';
+import {
+  createSpace,
+  ensurePgvectorExtension,
+  listSpaces,
+  pgvectorMigrations,
+  spaceFor,
+  stagedTableOf,
+  type VectorSpace,
+} from './pgvector.schema';
+import { stagedCount, StagedRowsMover } from './pgvector.staging';
 
 export interface PgvectorVectorIndexOptions {
   /** The relational store's connection (pgvector lives in the same Postgres). */
@@ -14,6 +23,13 @@ export interface PgvectorVectorIndexOptions {
   batchSize?: number;
   /** HNSW candidate list size during search (default 100; raised to twice the candidates asked for). */
   efSearch?: number;
+  /**
+   * A document written with more chunks than this is staged and linked into the HNSW graph in the background
+   * (see pgvector.staging.ts); default 256. `Infinity` links every row as it is written.
+   */
+  deferIndexAbove?: number;
+  /** Where a failed background move is reported (it is retried on the next staged write or open). */
+  onError?: (error: unknown) => void;
 }
 
 export const pgvectorOptionsSchema = {
@@ -22,14 +38,52 @@ export const pgvectorOptionsSchema = {
     textSearchConfig: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$', default: 'english' },
     batchSize: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
     efSearch: { type: 'integer', minimum: 10, maximum: 1000, default: 100 },
+    deferIndexAbove: { type: 'integer', minimum: 0, default: 256 },
   },
 } as const;
 
 const COLUMNS =
   'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
 
-/** float4 keeps about 7 significant digits: sending 9 instead of 17 halves the text on the wire. */
-const toVectorLiteral = (v: number[]) => `[${v.map((x) => (Number.isFinite(x) ? Number(x.toPrecision(9)) : 0)).join(',')}]`;
+/**
+ * float4 keeps about 7 significant digits: 9 give back every float32 exactly and half the text of 17. The
+ * toPrecision string goes out as it is (no round trip through Number): formatting thousands of 1024-entry
+ * vectors is main-thread work, and this is about three times cheaper.
+ */
+export function toVectorLiteral(v: ArrayLike<number>): string {
+  let s = '[';
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i];
+    if (i > 0) s += ',';
+    s += Number.isFinite(x) ? x.toPrecision(9) : '0';
+  }
+  return `${s}]`;
+}
+
+/** Rows formatted between two event-loop turns, so formatting a large document does not hold requests. */
+const FORMAT_SLICE = 32;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function rowsOf(chunks: VectorChunk[]): Promise<Record<string, unknown>[]> {
+  const rows: Record<string, unknown>[] = [];
+  for (let i = 0; i < chunks.length; i++) {
+    if (i > 0 && i % FORMAT_SLICE === 0) await nextTurn();
+    const c = chunks[i];
+    rows.push({
+      id: c.id,
+      organization_id: c.organizationId,
+      knowledge_base_id: c.knowledgeBaseId,
+      document_id: c.documentId,
+      chunk_index: c.chunkIndex,
+      content: c.content.replace(/\u0000/g, ''),
+      embedding: toVectorLiteral(c.embedding),
+      embedding_type: c.embeddingType,
+      importance: c.importance,
+      metadata: JSON.stringify(c.metadata ?? {}),
+    });
+  }
+  return rows;
+}
 
 function toChunk(r: Record<string, unknown>): StoredChunk {
   return {
@@ -49,7 +103,7 @@ const clamp01 = (x: number) => Math.max(0, Math.min(1, x));
 const toCandidate = (r: Record<string, unknown>): Candidate => ({
   chunk: toChunk(r),
   vectorScore: r.sim == null ? null : clamp01(Number(r.sim)),
-  textScore: r.text_score == null ? null : clamp01(Number(r.text_score)),
+  textScore: r.text_score == null ? null : textScoreOf(Number(r.text_score)),
 });
 
 /** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
@@ -61,6 +115,8 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly textConfig: string;
   private readonly batchSize: number;
   private readonly efSearch: number;
+  private readonly deferIndexAbove: number;
+  private readonly mover: StagedRowsMover;
   private readonly ready = new Map<number, Promise<void>>();
   private iterativeScan = false;
   /** Embedding sizes that have a table, read once and re-read on a miss or after SPACES_TTL_MS (another process may add one). */
@@ -71,6 +127,8 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.textConfig = options.textSearchConfig ?? 'english';
     this.batchSize = options.batchSize ?? 500;
     this.efSearch = options.efSearch ?? 100;
+    this.deferIndexAbove = options.deferIndexAbove ?? 256;
+    this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
     if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
       throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);
   }
@@ -82,6 +140,11 @@ export class PgvectorVectorIndex implements VectorIndex {
     await migrate(index.db, [pgvectorMigrations]);
     const [major, minor] = version.split('.').map(Number);
     index.iterativeScan = major > 0 || minor >= 8;
+    // spaces made before staging existed get their staged table; rows a stopped process left staged move now
+    for (const { dimensions } of await listSpaces(index.db)) {
+      const space = await index.space(dimensions);
+      if ((await stagedCount(index.db, space)) > 0) index.mover.schedule(space);
+    }
     return index;
   }
 
@@ -96,21 +159,17 @@ export class PgvectorVectorIndex implements VectorIndex {
     return p.then(() => space);
   }
 
-  private async write(trx: Knex.Transaction, space: VectorSpace, chunks: VectorChunk[]) {
-    for (let i = 0; i < chunks.length; i += this.batchSize) {
-      const rows = chunks.slice(i, i + this.batchSize).map((c) => ({
-        id: c.id,
-        organization_id: c.organizationId,
-        knowledge_base_id: c.knowledgeBaseId,
-        document_id: c.documentId,
-        chunk_index: c.chunkIndex,
-        content: c.content.replace(/\u0000/g, ''),
-        embedding: toVectorLiteral(c.embedding),
-        embedding_type: c.embeddingType,
-        importance: c.importance,
-        metadata: JSON.stringify(c.metadata ?? {}),
-      }));
-      await trx(space.table).insert(rows).onConflict('id').merge();
+  /**
+   * Multi-row upserts of `batchSize` rows; the next batch's rows are formatted while the database inserts the
+   * current one (it runs in another thread or process), so formatting and indexing overlap.
+   */
+  private async write(trx: Knex.Transaction, table: string, chunks: VectorChunk[]) {
+    const size = this.batchSize;
+    let rows = await rowsOf(chunks.slice(0, size));
+    for (let i = 0; i < chunks.length; i += size) {
+      const later = chunks.slice(i + size, i + 2 * size);
+      const [, next] = await Promise.all([trx(table).insert(rows).onConflict('id').merge(), rowsOf(later)]);
+      rows = next;
     }
   }
 
@@ -128,7 +187,14 @@ export class PgvectorVectorIndex implements VectorIndex {
     const groups = this.bySpace(chunks);
     const spaces = await Promise.all([...groups.keys()].map((d) => this.space(d)));
     await this.db.transaction(async (trx) => {
-      for (const space of spaces) await this.write(trx, space, groups.get(space.dimensions)!);
+      for (const space of spaces) {
+        const group = groups.get(space.dimensions)!;
+        // a staged copy would otherwise replace this newer row when it moves
+        await trx(stagedTableOf(space))
+          .whereRaw('id = ANY(?::uuid[])', [group.map((c) => c.id)])
+          .delete();
+        await this.write(trx, space.table, group);
+      }
     });
   }
 
@@ -142,25 +208,45 @@ export class PgvectorVectorIndex implements VectorIndex {
     }
     const groups = this.bySpace(chunks);
     await Promise.all([...groups.keys()].map((d) => this.space(d)));
-    return this.db.transaction(async (trx) => {
+    const stage = chunks.length > this.deferIndexAbove;
+    const staged: VectorSpace[] = [];
+    const result = await this.db.transaction(async (trx) => {
       let deleted = 0;
       for (const space of await listSpaces(trx)) {
-        const keep = (groups.get(space.dimensions) ?? []).map((c) => c.id);
-        deleted += await trx(space.table)
-          .where({ organization_id: ref.organizationId, document_id: ref.documentId })
-          .modify((q) => {
-            if (keep.length) q.whereNot((w) => w.whereRaw('id = ANY(?::uuid[])', [keep]));
-          })
-          .delete();
-        if (keep.length) await this.write(trx, space, groups.get(space.dimensions)!);
+        const group = groups.get(space.dimensions) ?? [];
+        const ids = group.map((c) => c.id);
+        const target = stage ? stagedTableOf(space) : space.table;
+        // Staged rows first: a row moving meanwhile is then already in the indexed table when that one is cleared.
+        for (const table of [stagedTableOf(space), space.table]) {
+          const rows = () => trx(table).where({ organization_id: ref.organizationId, document_id: ref.documentId });
+          deleted += await rows()
+            .modify((q) => {
+              if (ids.length) q.whereNot((w) => w.whereRaw('id = ANY(?::uuid[])', [ids]));
+            })
+            .delete();
+          // Kept chunks are rewritten, not deleted (uncounted). Staging clears them from both tables, so a row the
+          // mover is carrying over is waited for and then found in the indexed table.
+          if (ids.length && (stage || table !== target)) await rows().whereRaw('id = ANY(?::uuid[])', [ids]).delete();
+        }
+        if (group.length) await this.write(trx, target, group);
+        if (group.length && stage) staged.push(space);
       }
       return { deleted, written: chunks.length };
     });
+    for (const space of staged) this.mover.schedule(space);
+    return result;
+  }
+
+  /** Resolves once this process has linked every row it staged into the HNSW graph (tests, benchmarks). */
+  whenIndexed(): Promise<void> {
+    return this.mover.idle();
   }
 
   private async deleteWhere(where: Record<string, string>): Promise<number> {
     let n = 0;
-    for (const space of await listSpaces(this.db)) n += await this.db(space.table).where(where).delete();
+    // staged rows first, so a row moving meanwhile is found in the indexed table
+    for (const space of await listSpaces(this.db))
+      for (const table of [stagedTableOf(space), space.table]) n += await this.db(table).where(where).delete();
     return n;
   }
 
@@ -175,8 +261,15 @@ export class PgvectorVectorIndex implements VectorIndex {
   async countByDocument(organizationId: string, documentId: string) {
     let n = 0;
     for (const space of await listSpaces(this.db)) {
-      const [{ c }] = await this.db(space.table).where({ organization_id: organizationId, document_id: documentId }).count({ c: '*' });
-      n += Number(c);
+      // one statement (one snapshot), so a row moving between the tables is counted once
+      const count = (table: string) => `(SELECT count(*) FROM ${table} WHERE organization_id = ? AND document_id = ?)`;
+      const result = await this.db.raw(`SELECT ${count(space.table)} + ${count(stagedTableOf(space))} AS c`, [
+        organizationId,
+        documentId,
+        organizationId,
+        documentId,
+      ]);
+      n += Number(result.rows[0].c);
     }
     return n;
   }
@@ -205,17 +298,18 @@ export class PgvectorVectorIndex implements VectorIndex {
       const rows: Record<string, unknown>[] = [];
       for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
       const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
-      const byText = (a: Candidate, b: Candidate) => b.textScore! - a.textScore! || a.chunk.id.localeCompare(b.chunk.id);
+      const relevance = (r: Record<string, unknown>) => Number(r.text_score);
+      const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+        relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
       return {
         vector: rows
           .filter((r) => r.half === 'v')
           .map(toCandidate)
           .sort(byVector),
         text: rows
-          .filter((r) => r.half === 't')
-          .map(toCandidate)
-          .filter((c) => (c.textScore ?? 0) > 0)
-          .sort(byText),
+          .filter((r) => r.half === 't' && relevance(r) > 0)
+          .sort(byText)
+          .map(toCandidate),
       };
     });
   }
@@ -237,22 +331,27 @@ export class PgvectorVectorIndex implements VectorIndex {
     const sim = e ? `1 - (c.embedding <=> ${cast})` : 'NULL::float8';
     const scope = `c.organization_id = ? AND c.knowledge_base_id = kb.id`;
     const halves: { sql: string; args: Knex.RawBinding[] }[] = [];
+    const staged = stagedTableOf(space);
     if (e) {
+      // the nearest indexed rows (HNSW) and the nearest staged ones (exact), the closest `limit` of both
+      const nearest = (table: string) => `(SELECT * FROM ${table} c WHERE ${scope} ORDER BY c.embedding <=> ${cast} LIMIT ?)`;
       halves.push({
         sql: `SELECT c.*, ${text ? BM25_SCORE : '0::float8'} AS bm25, 'v' AS half, ${sim} AS sim
-          FROM (SELECT * FROM ${space.table} c WHERE ${scope} ORDER BY c.embedding <=> ${cast} LIMIT ?) c`,
-        args: [e, query.organizationId, e, limit],
+          FROM (SELECT * FROM (${nearest(space.table)} UNION ALL ${nearest(staged)}) c ORDER BY c.embedding <=> ${cast} LIMIT ?) c`,
+        args: [e, query.organizationId, e, limit, query.organizationId, e, limit, e, limit],
       });
     }
     if (text) {
+      // both tables as one, so the rare/common term selection sees the knowledge base's rows wherever they are
+      const rows = `(SELECT * FROM ${space.table} UNION ALL SELECT * FROM ${staged})`;
       halves.push({
-        sql: `SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(space.table)}) c`,
+        sql: `SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(rows)}) c`,
         args: [...(e ? [e] : []), query.organizationId, limit, query.organizationId, limit, limit],
       });
     }
     const result = await trx.raw(
-      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', ?))) l)
-       SELECT ${COLUMNS}, c.half, c.sim, least(1, c.bm25 / greatest(qt.idf_total, 1e-9)) AS text_score
+      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', kv_search_text(?)))) l)
+       SELECT ${COLUMNS}, c.half, c.sim, c.bm25 / greatest(qt.idf_total, 1e-9) AS text_score
        FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id) ${BM25_TERMS}
        CROSS JOIN LATERAL (${halves.map((h) => `(${h.sql})`).join(' UNION ALL ')}) c`,
       [text ?? '', kbIds, ...halves.flatMap((h) => h.args)],
@@ -270,6 +369,7 @@ export class PgvectorVectorIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    // the connection belongs to the relational store
+    // the connection belongs to the relational store; only the background move stops here
+    await this.mover.close();
   }
 }

@@ -8,6 +8,8 @@ import {
   fuse,
   jaccard,
   OFFLINE_EMBEDDER_WEIGHTS,
+  type RankingOptions,
+  rankingProfileFor,
   scoreCandidates,
   selectResults,
   shingles,
@@ -147,6 +149,29 @@ describe('weights', () => {
     const offline = weightsFor('local/hash-embed-v1');
     expect(offline).toBe(OFFLINE_EMBEDDER_WEIGHTS);
     expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
+  });
+
+  it('checks the floor on the spec weights under the offline profile: the same chunks pass, in a new order', () => {
+    const offline = { ...DEFAULT_RANKING, ...rankingProfileFor('local/hash-embed-v1') };
+    const spec = { ...DEFAULT_RANKING, ...rankingProfileFor('openai/text-embedding-3-large') };
+    // near vector, partial text: passes the spec floor (0.6*0.4 + 0.25*0.2 + 0.075 = 0.365) though its
+    // text-led score is 0.275; a text-only hit under the bar (0.25*0.6 + 0.075 = 0.225) stays out
+    const near = stored();
+    const strong = stored();
+    const pool = fuse([cand(near, 0.4, 0.2)], [cand(strong, 0.1, 0.9), cand(stored(), 0, 0.6)], 60);
+    const ids = (o: RankingOptions) => scoreCandidates(pool, null, o).map((r) => r.chunk.id);
+    expect(ids(spec)).toEqual([near.id, strong.id]);
+    expect(ids(offline)).toEqual([strong.id, near.id]);
+    expect(scoreCandidates(pool, null, offline)[1].score).toBeCloseTo(0.15 * 0.4 + 0.7 * 0.2 + 0.075);
+  });
+
+  it('lets text lead the offline ranking: a strong text match beats a closer vector neighbour with a weak text match', () => {
+    const [a, b] = [stored(), stored()];
+    const pool = fuse([cand(b, 0.6, 0.3)], [cand(a, 0.3, 0.9)], 60);
+    const noFloors = { ...DEFAULT_RANKING, minCombinedScore: 0 };
+    const offline = { ...noFloors, weights: rankingProfileFor('local/hash-embed-v1').weights };
+    expect(scoreCandidates(pool, null, offline).map((r) => r.chunk.id)).toEqual([a.id, b.id]);
+    expect(scoreCandidates(pool, null, noFloors).map((r) => r.chunk.id)).toEqual([b.id, a.id]);
   });
 
   it('applies the vector floor to text matches only when asked to', () => {

@@ -7,7 +7,8 @@ import { tablePricing } from './pricing';
 import { DEFAULT_RANKING } from './ranking';
 import { chargeRetrieval, retrieve } from './retrieve';
 
-const kb = (id: string, model = 'local/hash-embed-v1', dimensions = 16): KnowledgeBase => ({
+// a provider model: these tests check the spec's ranking; the offline profile is tested in ranking.test.ts
+const kb = (id: string, model = 'openai/text-embedding-3-small', dimensions = 16): KnowledgeBase => ({
   id,
   organizationId: 'org',
   name: id,
@@ -48,7 +49,9 @@ class FakeIndex implements VectorIndex {
   close = async () => undefined;
 }
 
-function embedder(model = 'local/hash-embed-v1'): Embedder & { calls: { texts: string[]; dimensions: number; purpose: string }[] } {
+function embedder(
+  model = 'openai/text-embedding-3-small',
+): Embedder & { calls: { texts: string[]; dimensions: number; purpose: string }[] } {
   const calls: { texts: string[]; dimensions: number; purpose: string }[] = [];
   return {
     id: 'fake',
@@ -80,7 +83,7 @@ describe('retrieve', () => {
     );
     const e = embedder();
     const r = await retrieve(
-      { store: store([kb('kb-a'), kb('kb-b', 'local/hash-embed-v1', 32)]), vectorIndex: index, embedder: e, reranker: null },
+      { store: store([kb('kb-a'), kb('kb-b', 'openai/text-embedding-3-small', 32)]), vectorIndex: index, embedder: e, reranker: null },
       // the spec's weights (the offline embedder's own profile is pinned in ranking.test.ts)
       { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-b', 'kb-a'], query: ' how? ', options: { weights: DEFAULT_RANKING.weights } },
     );
@@ -97,7 +100,12 @@ describe('retrieve', () => {
       [b.id, ['vector']],
     ]);
     expect(r.chunks[0].score).toBeCloseTo(0.6 * 0.9 + 0.25 * 0.2 + 0.075, 4);
-    expect(r.usage).toEqual({ embeddingModel: 'local/hash-embed-v1', embeddingTokens: 14, rerankModel: null, rerankSearchUnits: 0 });
+    expect(r.usage).toEqual({
+      embeddingModel: 'openai/text-embedding-3-small',
+      embeddingTokens: 14,
+      rerankModel: null,
+      rerankSearchUnits: 0,
+    });
   });
 
   it('searches knowledge bases of another embedding model by text only, and ignores unknown ids', async () => {

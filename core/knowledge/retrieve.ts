@@ -16,7 +16,7 @@ import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import type { VectorIndex } from '../ports/vector-index';
 import { type LearningPriorSource, withLearningPrior } from './learning-prior';
 import type { KnowledgePricing } from './pricing';
-import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, scoreCandidates, selectResults, weightsFor } from './ranking';
+import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, rankingProfileFor, scoreCandidates, selectResults } from './ranking';
 
 export interface RetrievalDeps {
   store: Store;
@@ -73,7 +73,7 @@ export async function retrieve(
 ): Promise<RetrievalResult> {
   const o: RankingOptions = {
     ...DEFAULT_RANKING,
-    weights: weightsFor(deps.embedder.model),
+    ...rankingProfileFor(deps.embedder.model),
     ...stripUndefined(input.options ?? {}),
   } as RankingOptions;
   const mode = input.options?.mode ?? 'hybrid';

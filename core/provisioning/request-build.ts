@@ -49,7 +49,9 @@ function pluginFor(deps: ProvisioningDeps, input: FromUrlInput): SourcePlugin {
       throw new DomainError('VALIDATION', `sourceType must be one of: ${HINTED_SOURCE_TYPES.join(', ')}`);
     return registry.get(input.sourceType);
   }
-  const detected = registry.detect(input.url.trim());
+  // A URL typed without its scheme (`instagram.com/name`) is detected as the https URL plugins normalise it to.
+  const typed = input.url.trim();
+  const detected = registry.detect(/^[a-z][a-z0-9+.-]*:/i.test(typed) ? typed : `https://${typed}`);
   if (!detected || !CHANNEL_PLATFORMS.includes(detected.type))
     throw new DomainError(
       'UNSUPPORTED_URL',

@@ -1,4 +1,5 @@
 import { makeWav } from '../../adapters/documents/fixtures/builders';
+import type { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
 import type { Actor } from '../../core/identity/actor';
 import { type IngestJobPayload, retryDocument, uploadDocument } from '../../core/knowledge/documents';
 import { processIngestJob } from '../../core/knowledge/ingest-document';
@@ -162,6 +163,36 @@ describe('ingestion pipeline', () => {
     expect(await processIngestJob(h.deps, job(b.id, b.jobId), [...defaultIngestionSteps, required])).toBe('failed');
     expect(await doc(b.id)).toMatchObject({ processingStatus: 'failed', error: 'rejected by policy' });
     expect(await count(b.id)).toBe(0);
+  });
+});
+
+describe('ingestion of a document large enough to be staged before its HNSW links', () => {
+  it('completes searchable at once, and a failure after storing leaves no chunk staged or indexed', async () => {
+    const body = `${text(3000)}\n\nThe zeppelin mooring mast stood beside the harbour.`;
+    const big = await uploaded('big.txt', body);
+    expect(await processIngestJob(h.deps, job(big.id, big.jobId))).toBe('completed');
+    const d = (await doc(big.id))!;
+    expect(d.chunkCount).toBeGreaterThan(256); // above PGVECTOR_DEFER_HNSW_ABOVE's default
+    expect(await count(big.id)).toBe(d.chunkCount);
+    const found = await h.deps.vectorIndex.search({
+      organizationId: org,
+      knowledgeBaseIds: [kb.id],
+      embedding: null,
+      text: 'zeppelin mooring',
+      candidatesPerKnowledgeBase: 5,
+    });
+    expect(found.text[0]?.chunk.documentId).toBe(big.id);
+
+    const failing = await uploaded('big-failing.txt', body);
+    const required: IngestionStep = {
+      id: 'validate',
+      run: async () => Promise.reject(new DomainError('VALIDATION', 'rejected by policy')),
+    };
+    expect(await processIngestJob(h.deps, job(failing.id, failing.jobId), [...defaultIngestionSteps, required])).toBe('failed');
+    expect(await count(failing.id)).toBe(0);
+    await (h.deps.vectorIndex as PgvectorVectorIndex).whenIndexed();
+    expect(await count(failing.id)).toBe(0);
+    expect(await count(big.id)).toBe(d.chunkCount);
   });
 });
 

@@ -1,4 +1,5 @@
-/** A platform with a local fake YouTube (recorded shapes) and an owner holding API keys, for the provisioning suites. */
+/** A platform with local fakes of YouTube and Instagram (recorded shapes) and an owner holding API keys, for the provisioning suites. */
+import { type FakeProfile, instagramUpstream } from '../../plugins/sources/instagram/test-fixtures/profile';
 import { type FakeChannel, youtubeUpstream } from '../../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../fakes/fake-http-server';
 import { waitFor } from '../public-chat/public-support';
@@ -9,33 +10,48 @@ export interface ProvisioningWorld {
   p: TestPlatform;
   youtube: FakeHttpServer;
   channels: FakeChannel[];
+  instagram: FakeHttpServer;
+  profiles: FakeProfile[];
   owner: TestUser;
   /** A key with agents:write. */
   key: string;
   close(): Promise<void>;
 }
 
-/** `env.OUTBOUND_ALLOW` adds hosts to the fake YouTube's (a webhook receiver). */
-export async function startProvisioningWorld(channels: FakeChannel[], env: Record<string, string> = {}): Promise<ProvisioningWorld> {
+/** `env.OUTBOUND_ALLOW` adds hosts to the fakes' (a webhook receiver). */
+export async function startProvisioningWorld(
+  channels: FakeChannel[],
+  env: Record<string, string> = {},
+  profiles: FakeProfile[] = [],
+): Promise<ProvisioningWorld> {
   const youtube = new FakeHttpServer((req) => {
     const url = new URL(req.path, 'http://fake');
     const reply = youtubeUpstream(channels, url.pathname, url.searchParams);
     return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
   });
+  const instagram = new FakeHttpServer((req) => {
+    const url = new URL(req.path, 'http://fake');
+    const reply = instagramUpstream(profiles, url.pathname, url.searchParams);
+    return reply && { status: reply.status ?? 200, headers: { 'content-type': reply.type }, body: reply.body };
+  });
   const base = await youtube.start();
-  const allow = [new URL(base).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
-  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, ...env, OUTBOUND_ALLOW: allow });
+  const instagramBase = await instagram.start();
+  const allow = [new URL(base).host, new URL(instagramBase).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
+  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, INSTAGRAM_BASE_URL: instagramBase, ...env, OUTBOUND_ALLOW: allow });
   const owner = await registerUser(p.http, { label: 'builder' });
   const key = await apiKey(p, owner, ['agents:write']);
   return {
     p,
     youtube,
     channels,
+    instagram,
+    profiles,
     owner,
     key,
     close: async () => {
       await p.close();
       await youtube.close();
+      await instagram.close();
     },
   };
 }

@@ -32,6 +32,11 @@ const plugin = {
 };
 `;
 
+const OPTIONAL_SECRETS: Record<string, string[]> = {
+  youtube: ['YOUTUBE_API_KEY', 'YOUTUBE_BASE_URL', 'YOUTUBE_DATA_API_URL'],
+  instagram: ['INSTAGRAM_ACCESS_TOKEN', 'INSTAGRAM_BASE_URL', 'INSTAGRAM_GRAPH_API_URL'],
+};
+
 describe('source plugin discovery and registry', () => {
   const registry = createSourceRegistry();
 
@@ -39,9 +44,9 @@ describe('source plugin discovery and registry', () => {
     expect(registry.types()).toEqual(pluginFolders());
     expect(registry.descriptors().map((d) => d.type)).toEqual(pluginFolders());
     for (const d of registry.descriptors()) {
-      // Built-in types work without configuration: their secrets, if any, are optional (youtube's API key and base URLs).
+      // Built-in types work without configuration: their secrets, if any, are optional (API keys and base URLs).
       expect(d).toMatchObject({ kind: 'source', available: true });
-      expect(d.secrets).toEqual(d.type === 'youtube' ? ['YOUTUBE_API_KEY', 'YOUTUBE_BASE_URL', 'YOUTUBE_DATA_API_URL'] : []);
+      expect(d.secrets).toEqual(OPTIONAL_SECRETS[d.type] ?? []);
       expect(d.capabilities.length).toBeGreaterThan(0);
       // spec 4.7's common options are merged into every type's schema
       expect(Object.keys((d.optionsSchema as { properties: object }).properties)).toEqual(
@@ -58,6 +63,7 @@ describe('source plugin discovery and registry', () => {
     expect(detect('https://x.com/jack/status/20')).toBe('twitter');
     expect(detect('https://twitter.com/jack')).toBe('twitter');
     expect(detect('https://www.linkedin.com/in/jane')).toBe('linkedin');
+    expect(detect('https://www.instagram.com/fixturebakes/')).toBe('instagram');
     expect(detect('https://shop-name.myshopify.com/collections/all')).toBe('shopify');
     expect(detect('https://example.com/blog/feed.xml')).toBe('rss');
     expect(detect('https://example.com/')).toBe('website');
