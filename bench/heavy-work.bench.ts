@@ -11,7 +11,7 @@
  *
  *   npx tsx bench/heavy-work.bench.ts     writes bench/results/heavy-work.json
  *   BENCH_MARKDOWN_MB=1 BENCH_SECONDS=3   a smaller run
- *   PGVECTOR_DEFER_HNSW_ABOVE=1000000     every chunk linked into HNSW as it is written (no staging)
+ *   PGVECTOR_DEFER_HNSW_ABOVE=256         stage documents above 256 chunks (default: off, linked as written)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -268,7 +268,7 @@ async function main() {
         },
       },
       residentMemoryMb: { afterBoot: mb(rssAfterBoot), peakWhileIngesting: mb(rssPeak), atEnd: mb(process.memoryUsage().rss) },
-      pgvectorDeferHnswAbove: process.env.PGVECTOR_DEFER_HNSW_ABOVE ?? 'default (256)',
+      pgvectorDeferHnswAbove: process.env.PGVECTOR_DEFER_HNSW_ABOVE ?? 'default (off)',
       note: 'One process as in `npm start`: gateway, api, worker and the embedded database share the cores; heavy work in worker threads.',
     };
     await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });

@@ -10,8 +10,10 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
     PGVECTOR_DEFER_HNSW_ABOVE: {
       type: 'integer',
       minimum: 0,
-      default: 256,
-      description: 'Documents with more chunks are searchable at once and linked into the HNSW index in the background',
+      // Off by default: on 2 cores the background linking competes with the request loop for CPU (GET
+      // /api/auth/me p99 while a 2 MB document ingests: 225 ms staged, 40 ms not; heavy-work bench).
+      description:
+        'Off unless set: documents with more chunks are searchable at once and linked into the HNSW index in the background (faster to complete, more CPU contention meanwhile)',
     },
   },
   async create(settings, { db, log }) {

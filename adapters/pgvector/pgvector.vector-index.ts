@@ -25,7 +25,7 @@ export interface PgvectorVectorIndexOptions {
   efSearch?: number;
   /**
    * A document written with more chunks than this is staged and linked into the HNSW graph in the background
-   * (see pgvector.staging.ts); default 256. `Infinity` links every row as it is written.
+   * (see pgvector.staging.ts). Unset (the default): every row is linked as it is written.
    */
   deferIndexAbove?: number;
   /** Where a failed background move is reported (it is retried on the next staged write or open). */
@@ -38,7 +38,7 @@ export const pgvectorOptionsSchema = {
     textSearchConfig: { type: 'string', pattern: '^[a-z_][a-z0-9_]*$', default: 'english' },
     batchSize: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
     efSearch: { type: 'integer', minimum: 10, maximum: 1000, default: 100 },
-    deferIndexAbove: { type: 'integer', minimum: 0, default: 256 },
+    deferIndexAbove: { type: 'integer', minimum: 0 },
   },
 } as const;
 
@@ -127,7 +127,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.textConfig = options.textSearchConfig ?? 'english';
     this.batchSize = options.batchSize ?? 500;
     this.efSearch = options.efSearch ?? 100;
-    this.deferIndexAbove = options.deferIndexAbove ?? 256;
+    this.deferIndexAbove = options.deferIndexAbove ?? Number.POSITIVE_INFINITY;
     this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
     if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
       throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);

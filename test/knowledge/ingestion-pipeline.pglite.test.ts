@@ -172,7 +172,7 @@ describe('ingestion of a document large enough to be staged before its HNSW link
     const big = await uploaded('big.txt', body);
     expect(await processIngestJob(h.deps, job(big.id, big.jobId))).toBe('completed');
     const d = (await doc(big.id))!;
-    expect(d.chunkCount).toBeGreaterThan(256); // above PGVECTOR_DEFER_HNSW_ABOVE's default
+    expect(d.chunkCount).toBeGreaterThan(256); // above the harness's staging threshold (256)
     expect(await count(big.id)).toBe(d.chunkCount);
     const found = await h.deps.vectorIndex.search({
       organizationId: org,

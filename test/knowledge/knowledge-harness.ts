@@ -48,7 +48,8 @@ export interface KnowledgeHarness {
 export async function createKnowledgeHarness(options: HarnessOptions = {}): Promise<KnowledgeHarness> {
   const db = options.database ?? (await openDatabase({ memory: true }));
   await migrate(db.knex, [relationalMigrations]);
-  const vectorIndex = await PgvectorVectorIndex.open({ knex: db.knex });
+  // Large documents staged (PGVECTOR_DEFER_HNSW_ABOVE=256), so the pipeline suites cover that path too.
+  const vectorIndex = await PgvectorVectorIndex.open({ knex: db.knex, deferIndexAbove: 256 });
   const store = new KnexStore(db.knex);
   const dir = mkdtempSync(join(tmpdir(), 'kb-harness-'));
   const queue = new InProcessJobQueue({ logger: { warn: () => undefined } });
