@@ -26,6 +26,7 @@ import { startPlatform } from '../app/platform';
 import { scheduleWebhook } from '../core/webhooks/webhooks';
 import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
 import { summary } from './support/latency';
+import { firstFrame } from './support/sse';
 
 const ROOT = path.resolve(__dirname, '..');
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 200);
@@ -56,23 +57,6 @@ function autocannon(url: string, headers: Record<string, string>, seconds: numbe
       resolve({ requestsPerSecond: r.requests.average, p50Ms: r.latency.p50, p99Ms: r.latency.p99, non2xx: r.non2xx });
     });
   });
-}
-
-/** Reads an SSE response until the first data frame; returns when it arrived. */
-async function firstFrame(res: Response): Promise<number> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error('stream ended before a frame');
-    text += decoder.decode(value, { stream: true });
-    if (text.includes('\ndata: ')) {
-      const at = now();
-      await reader.cancel();
-      return at;
-    }
-  }
 }
 
 async function main() {

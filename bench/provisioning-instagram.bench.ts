@@ -20,28 +20,14 @@ import { startPlatform } from '../app/platform';
 import { bakerProfile, instagramUpstream } from '../plugins/sources/instagram/test-fixtures/profile';
 import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../test/fakes/fake-http-server';
+import { apiKeySession } from './support/bench-session';
 import { percentile, summary } from './support/latency';
+import { firstFrame } from './support/sse';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 6);
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function firstFrame(res: Response): Promise<number> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error('stream ended before a frame');
-    text += decoder.decode(value, { stream: true });
-    if (text.includes('\ndata: ') || text.startsWith('data: ')) {
-      const at = now();
-      await reader.cancel();
-      return at;
-    }
-  }
-}
 
 function fake(route: (path: string, query: URLSearchParams) => { status?: number; type: string; body: string } | undefined) {
   return new FakeHttpServer((req) => {
@@ -77,19 +63,7 @@ async function main() {
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const gw = platform.gatewayUrl;
   try {
-    const reg = await fetch(`${gw}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench-prov-ig@example.com', password: 'bench-password' }),
-    });
-    const session = (await reg.json()) as { data: { accessToken: string } };
-    const made = await fetch(`${gw}/api/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.data.accessToken}` },
-      body: JSON.stringify({ name: 'bench', scopes: ['agents:write'] }),
-    });
-    const key = ((await made.json()) as { key: string }).key;
-    const auth = { authorization: `Bearer ${key}` };
+    const { auth } = await apiKeySession(gw, 'bench-prov-ig@example.com', ['agents:write']);
     const post = async (url: string) =>
       (await (
         await fetch(`${gw}/v1/agents:from-url`, {

@@ -25,7 +25,9 @@ import { startPlatform } from '../app/platform';
 import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../test/fakes/fake-http-server';
 import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
+import { apiKeySession } from './support/bench-session';
 import { percentile, summary } from './support/latency';
+import { firstFrame } from './support/sse';
 
 const BUILDS = Number(process.env.BENCH_BUILDS ?? 8);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 100);
@@ -34,22 +36,6 @@ const PHASES = ['queued', 'detecting', 'scraping', 'analyzing', 'provisioning', 
 
 const now = () => performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function firstFrame(res: Response): Promise<number> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) throw new Error('stream ended before a frame');
-    text += decoder.decode(value, { stream: true });
-    if (text.includes('\ndata: ') || text.startsWith('data: ')) {
-      const at = now();
-      await reader.cancel();
-      return at;
-    }
-  }
-}
 
 async function main() {
   const channels = Array.from({ length: BUILDS * 2 + 2 + HOOKED_BUILDS }, (_, i) =>
@@ -83,19 +69,7 @@ async function main() {
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const gw = platform.gatewayUrl;
   try {
-    const reg = await fetch(`${gw}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench-prov@example.com', password: 'bench-password' }),
-    });
-    const session = (await reg.json()) as { data: { accessToken: string } };
-    const made = await fetch(`${gw}/api/api-keys`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${session.data.accessToken}` },
-      body: JSON.stringify({ name: 'bench', scopes: ['agents:write'] }),
-    });
-    const key = ((await made.json()) as { key: string }).key;
-    const auth = { authorization: `Bearer ${key}` };
+    const { auth, accessToken } = await apiKeySession(gw, 'bench-prov@example.com', ['agents:write']);
     const post = (url: string, headers: Record<string, string> = {}) =>
       fetch(`${gw}/v1/agents:from-url`, {
         method: 'POST',
@@ -194,7 +168,7 @@ async function main() {
     const deliveriesOf = async (buildId: string) =>
       (
         (await (
-          await fetch(`${gw}/api/jobs/${buildId}/webhook-deliveries`, { headers: { authorization: `Bearer ${session.data.accessToken}` } })
+          await fetch(`${gw}/api/jobs/${buildId}/webhook-deliveries`, { headers: { authorization: `Bearer ${accessToken}` } })
         ).json()) as { deliveries: Delivery[] }
       ).deliveries;
     const settleBy = Date.now() + 120_000;

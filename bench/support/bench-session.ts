@@ -37,3 +37,24 @@ export async function benchSession(gatewayUrl: string, internalSecret: string, p
       ),
   };
 }
+
+/** Registers `email` through the gateway and creates an API key with `scopes`: the key's bearer header and the user's token. */
+export async function apiKeySession(
+  gatewayUrl: string,
+  email: string,
+  scopes: string[],
+): Promise<{ auth: { authorization: string }; accessToken: string }> {
+  const reg = await fetch(`${gatewayUrl}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'bench-password' }),
+  });
+  const session = (await reg.json()) as { data: { accessToken: string } };
+  const made = await fetch(`${gatewayUrl}/api/api-keys`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${session.data.accessToken}` },
+    body: JSON.stringify({ name: 'bench', scopes }),
+  });
+  const key = ((await made.json()) as { key: string }).key;
+  return { auth: { authorization: `Bearer ${key}` }, accessToken: session.data.accessToken };
+}
