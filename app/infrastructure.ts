@@ -1,6 +1,9 @@
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { ObservedJobQueue } from '../adapters/observability/observed-job-queue';
+import { createPlatformMetrics, type PlatformMetrics } from '../adapters/observability/platform-metrics';
+import type { PlatformTracing } from '../adapters/opentelemetry/otel-tracing';
 import { type Database, databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
@@ -44,9 +47,6 @@ import { type Binding, createAdaptersContainer } from './adapters-container';
 import { type AnalyticsAdapters, createAnalyticsAdapters } from './analytics-adapters';
 import { pluginOptions } from './configuration';
 import type { Logger } from './logger';
-import { ObservedJobQueue } from '../adapters/observability/observed-job-queue';
-import { createPlatformMetrics, type PlatformMetrics } from '../adapters/observability/platform-metrics';
-import type { PlatformTracing } from '../adapters/opentelemetry/otel-tracing';
 import { EXTRA_CHAT_MODELS } from './ports/chat.port';
 import { EMBEDDINGS, type Embeddings } from './ports/model-capabilities.port';
 
@@ -242,7 +242,10 @@ export async function buildInfrastructure(
         graphStore: await get<GraphStore>(GRAPH_STORE, true),
         graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
-      chat: { chatModel: await chatModelOf(await get<ChatModel>(CHAT_MODEL), tracing), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      chat: {
+        chatModel: await chatModelOf(await get<ChatModel>(CHAT_MODEL), tracing),
+        speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER),
+      },
       analytics,
       plugins,
       adapters: c,

@@ -68,7 +68,8 @@ export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
       } finally {
         // Ingestion rates for /metrics: documents by outcome, chunks of the completed ones.
         const { organizationId, documentId } = job.payload;
-        const doc = outcome === 'completed' ? await infra.store.repos.documents.findById(organizationId, documentId).catch(() => null) : null;
+        const doc =
+          outcome === 'completed' ? await infra.store.repos.documents.findById(organizationId, documentId).catch(() => null) : null;
         infra.metrics.documentIngested(outcome, doc?.chunkCount ?? 0);
       }
     };

@@ -96,7 +96,9 @@ export async function startGateway(
   const address = await gateway.listen(port, host);
   // The gateway role's own /metrics (its rate-limit refusals); in `start` the api serves them.
   const metrics =
-    infra.config.role === 'gateway' && infra.config.metricsPort ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0') : null;
+    infra.config.role === 'gateway' && infra.config.metricsPort
+      ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0')
+      : null;
   return {
     gateway,
     address,

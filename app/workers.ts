@@ -36,7 +36,9 @@ export async function startWorkers(container: Container): Promise<{ close(): Pro
   const subscriptions = await Promise.all(consumers.map((c) => c.start(infra, services)));
   // The worker role's own /metrics (job outcomes, queue depth, ingestion, tokens); in `start` the api serves them.
   const metrics =
-    infra.config.role === 'worker' && infra.config.metricsPort ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0') : null;
+    infra.config.role === 'worker' && infra.config.metricsPort
+      ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0')
+      : null;
   return {
     close: async () => {
       await metrics?.close();

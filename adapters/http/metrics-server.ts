@@ -18,7 +18,9 @@ export async function startMetricsServer(
   const scraped = Registry.merge([own, ...registries]);
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"Not Found","message":"Only /metrics here","code":"NOT_FOUND"}');
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end('{"error":"Not Found","message":"Only /metrics here","code":"NOT_FOUND"}');
       return;
     }
     scraped

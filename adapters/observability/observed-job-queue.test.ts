@@ -1,5 +1,5 @@
-import { InProcessJobQueue } from '../memory/in-process.job-queue';
 import { waitFor } from '../../test/conformance/job-queue.conformance';
+import { InProcessJobQueue } from '../memory/in-process.job-queue';
 import { ObservedJobQueue } from './observed-job-queue';
 import { createPlatformMetrics } from './platform-metrics';
 import { currentRequestContext, runWithRequestContext } from './request-context';
@@ -10,9 +10,9 @@ function setUp() {
   const lines: Line[] = [];
   // The platform's logger reads the same context; this one records what it would have put on each line.
   const log = (level: string, message: string, extra?: unknown) => lines.push({ level, message, extra, ...currentRequestContext() });
-  let queue: ObservedJobQueue;
-  const metrics = createPlatformMetrics(() => queue.depths());
-  queue = new ObservedJobQueue(new InProcessJobQueue({ logger: { warn: () => undefined } }), metrics, log);
+  const inner = new InProcessJobQueue({ logger: { warn: () => undefined } });
+  const metrics = createPlatformMetrics(() => inner.depths());
+  const queue = new ObservedJobQueue(inner, metrics, log);
   return { queue, metrics, lines };
 }
 
@@ -32,12 +32,18 @@ describe('ObservedJobQueue', () => {
     await runWithRequestContext({ requestId: 'req-42' }, () => queue.enqueue('work', { n: 1 }));
     await queue.enqueue('work', { n: 2 }); // outside any request
     await waitFor(() => seen.length === 4);
-    expect(seen.filter((s) => s.requestId === 'req-42').map((s) => s.queue).sort()).toEqual(['hooks', 'work']);
+    expect(
+      seen
+        .filter((s) => s.requestId === 'req-42')
+        .map((s) => s.queue)
+        .sort(),
+    ).toEqual(['hooks', 'work']);
     expect(seen.filter((s) => s.requestId === undefined)).toHaveLength(2);
     await waitFor(() => lines.filter((l) => l.message === 'job').length === 4);
     const fromRequest = lines.filter((l) => l.requestId === 'req-42');
     expect(fromRequest).toHaveLength(2);
-    for (const line of fromRequest) expect(line).toMatchObject({ level: 'info', message: 'job', jobId: expect.any(String), extra: { outcome: 'completed' } });
+    for (const line of fromRequest)
+      expect(line).toMatchObject({ level: 'info', message: 'job', jobId: expect.any(String), extra: { outcome: 'completed' } });
     await queue.close();
   });
 

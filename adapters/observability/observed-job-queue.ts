@@ -69,7 +69,8 @@ export class ObservedJobQueue implements JobQueue {
       this.metrics.jobFinished(job.queue, outcome, seconds);
       const line = { attempt: job.attempt, outcome, durationMs: Math.round(seconds * 1e6) / 1e3 };
       if (error === undefined) this.log('info', 'job', line);
-      else this.log(outcome === 'failed' ? 'warn' : 'info', 'job', { ...line, error: error instanceof Error ? error.message : String(error) });
+      else
+        this.log(outcome === 'failed' ? 'warn' : 'info', 'job', { ...line, error: error instanceof Error ? error.message : String(error) });
     };
     try {
       await handler(job);

@@ -85,7 +85,11 @@ export function createOtelTracing(options: TracingOptions): PlatformTracing {
       const span = serverSpan(
         'api.request',
         parent,
-        { 'http.request.method': req.method, 'url.path': pathOf(req.url), 'request.id': typeof requestId === 'string' ? requestId : undefined },
+        {
+          'http.request.method': req.method,
+          'url.path': pathOf(req.url),
+          'request.id': typeof requestId === 'string' ? requestId : undefined,
+        },
         res,
       );
       // The route template is known once a route matched; ids never go into span names or attributes.
@@ -98,8 +102,16 @@ export function createOtelTracing(options: TracingOptions): PlatformTracing {
       return carrier.traceparent;
     },
     inJobSpan(job, fn) {
-      const parent = job.metadata?.traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent: job.metadata.traceparent }) : ROOT_CONTEXT;
-      return inSpan(`job ${job.queue}`, { 'job.id': job.id, 'job.queue': job.queue, 'job.attempt': job.attempt }, fn, parent, SpanKind.CONSUMER);
+      const parent = job.metadata?.traceparent
+        ? propagation.extract(ROOT_CONTEXT, { traceparent: job.metadata.traceparent })
+        : ROOT_CONTEXT;
+      return inSpan(
+        `job ${job.queue}`,
+        { 'job.id': job.id, 'job.queue': job.queue, 'job.attempt': job.attempt },
+        fn,
+        parent,
+        SpanKind.CONSUMER,
+      );
     },
     async shutdown() {
       await provider.shutdown();

@@ -59,7 +59,14 @@ export class OtlpReceiver {
       for (const ss of rs.scopeSpans ?? []) {
         for (const s of ss.spans ?? []) {
           const attributes = Object.fromEntries((s.attributes ?? []).map((a) => [a.key, valueOf(a.value)]));
-          this.spans.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, attributes, serviceName });
+          this.spans.push({
+            traceId: s.traceId,
+            spanId: s.spanId,
+            parentSpanId: s.parentSpanId || undefined,
+            name: s.name,
+            attributes,
+            serviceName,
+          });
         }
       }
     }
