@@ -14,9 +14,7 @@ export function tracedChatModel(inner: ChatModel): ChatModel {
       },
       context.active(),
     );
-  return {
-    id: inner.id,
-    supports: (model) => inner.supports(model),
+  const traced: Pick<ChatModel, 'complete' | 'stream'> = {
     async complete(request) {
       const span = start(request, false);
       try {
@@ -45,6 +43,14 @@ export function tracedChatModel(inner: ChatModel): ChatModel {
       }
     },
   };
+  // Everything else (id, supports, members the port may gain) is the wrapped model's own.
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'complete' || property === 'stream') return traced[property];
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 function usage(span: Span, completion: ChatCompletion): void {
