@@ -9,7 +9,9 @@ export type Logger = (level: LogLevel, message: string, extra?: unknown) => void
 /**
  * One JSON line per event (pino; stderr unless a destination is given). Each line carries the request id, and
  * inside a job the job id and queue, of the work it belongs to (adapters/observability/request-context.ts).
- * A plain object's fields go on the line; an Error becomes `error` and `stack`; anything else goes under `extra`.
+ * A plain object's fields go on the line; an Error becomes `error` (and its `code`), with the `stack` only on
+ * warn and error lines (an expected failure, such as a file that cannot be parsed, is not a bug to trace);
+ * anything else goes under `extra`.
  */
 export function createLogger(level: PlatformConfig['logLevel'], destination?: DestinationStream): Logger {
   const logger = pino(
@@ -26,9 +28,18 @@ export function createLogger(level: PlatformConfig['logLevel'], destination?: De
   return (l, message, extra) => {
     if (!logger.isLevelEnabled(l)) return;
     if (extra === undefined) logger[l](message);
-    else if (extra instanceof Error) logger[l]({ error: extra.message, stack: extra.stack }, message);
+    else if (extra instanceof Error) logger[l](errorFields(l, extra), message);
     else if (isPlainObject(extra)) logger[l](extra, message);
     else logger[l]({ extra }, message);
+  };
+}
+
+function errorFields(level: LogLevel, error: Error): Record<string, unknown> {
+  const code = (error as { code?: unknown }).code;
+  return {
+    error: error.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(level === 'warn' || level === 'error' ? { stack: error.stack } : {}),
   };
 }
 
