@@ -25,6 +25,7 @@ import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeCon
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
+import { heldTurn, isTakenOver, storeHeldTurn } from './operator-takeover';
 import { recordTurn } from './chat-recording';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
@@ -62,6 +63,8 @@ export interface PreparedChat {
   request: Omit<ChatRequest, 'signal'>;
   startedAtMs: number;
   userMessageAt: string;
+  /** An operator has taken the conversation over: the message is saved, the agent does not answer. */
+  heldForOperator?: boolean;
 }
 
 export interface ChatResult {
@@ -73,6 +76,8 @@ export interface ChatResult {
   model: string;
   finishReason: ChatCompletion['finishReason'];
   voice?: { audioBase64: string; mimeType: string } | null;
+  /** A held turn (operator takeover): no agent answer; messageId is the saved user message. */
+  operatorTakeover?: boolean;
 }
 
 const titleFrom = (message: string) => message.replace(/\s+/g, ' ').trim().slice(0, 80) || null;
@@ -157,6 +162,7 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const merged = { ...conversation.variables, ...checkVariables(input.variables) };
   const variablesChanged = !sameValues(merged, conversation.variables);
   conversation.variables = merged;
+  if (!isNew && isTakenOver(conversation)) return heldTurn({ turn, stream, conversation, variablesChanged, attachments, at: now });
 
   const stored = turn.history
     ? null
@@ -230,19 +236,14 @@ export interface RunOptions {
   onToken?: (token: string) => void | Promise<void>;
 }
 
-/** Steps 10-12: call the model, save both messages and the billing event in one transaction, voice. */
-export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptions = {}): Promise<ChatResult> {
-  const { agent, input } = p.turn;
-  const completion = await callModel(deps, p, options);
-  const end = deps.clock.now();
-  const assistantAt = new Date(Math.max(end.getTime(), Date.parse(p.userMessageAt) + 1)).toISOString();
-  const messageId = deps.ids.uuid();
-  const userMessage: StoredMessage = {
+/** The turn's user message as stored (attachments named in its metadata). */
+function userMessageOf(deps: ChatDeps, p: PreparedChat): StoredMessage {
+  return {
     id: deps.ids.uuid(),
     conversationId: p.conversation.id,
-    organizationId: agent.organizationId,
+    organizationId: p.turn.agent.organizationId,
     role: 'user',
-    content: input.message,
+    content: p.turn.input.message,
     sources: [],
     promptTokens: 0,
     completionTokens: 0,
@@ -254,6 +255,17 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
       : {},
     createdAt: p.userMessageAt,
   };
+}
+
+/** Steps 10-12: call the model, save both messages and the billing event in one transaction, voice. */
+export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptions = {}): Promise<ChatResult> {
+  const { agent, input } = p.turn;
+  if (p.heldForOperator) return storeHeldTurn(deps, p, userMessageOf(deps, p));
+  const completion = await callModel(deps, p, options);
+  const end = deps.clock.now();
+  const assistantAt = new Date(Math.max(end.getTime(), Date.parse(p.userMessageAt) + 1)).toISOString();
+  const messageId = deps.ids.uuid();
+  const userMessage = userMessageOf(deps, p);
   const event = await deps.store.transaction(async (repos) => {
     if (p.isNew) {
       await repos.conversations.create({ ...p.conversation, updatedAt: assistantAt });

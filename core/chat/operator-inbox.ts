@@ -28,6 +28,7 @@ const inboxItem = (c: ConversationSummary) => ({
   contactId: c.contactId ?? null,
   title: c.title,
   messageCount: c.messageCount,
+  takeover: c.takeover ? { operator: { displayName: c.takeover.displayName }, since: c.takeover.since } : null,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });
@@ -50,12 +51,16 @@ export async function listAgentConversations(deps: ChatDeps, actor: Actor, agent
   return { conversations: items.map(inboxItem), total };
 }
 
-/** Operator messages carry who wrote them, so the console tells them apart from the agent's answers. */
+/**
+ * Operator messages carry who wrote them, so the console tells them apart from the agent's answers; visitor
+ * messages written during a takeover say the agent left them to the operator.
+ */
 const inboxMessage = (m: StoredMessage) => {
-  const operator = (m.metadata as { operator?: { displayName?: unknown } }).operator;
+  const { operator, heldForOperator } = m.metadata as { operator?: { displayName?: unknown }; heldForOperator?: unknown };
   return {
     ...toMessageView(m),
     ...(operator && typeof operator.displayName === 'string' ? { operator: { displayName: operator.displayName } } : {}),
+    ...(heldForOperator === true ? { heldForOperator: true as const } : {}),
   };
 };
 
