@@ -25,7 +25,7 @@ import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeCon
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
-import { heldTurn, isTakenOver, storeHeldTurn } from './operator-takeover';
+import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { recordTurn } from './chat-recording';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
@@ -142,6 +142,33 @@ function withPromptMemo(repos: Repositories): Repositories {
 
 const sameValues = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(a) === JSON.stringify(b);
 
+/** A turn in a conversation an operator has taken over: nothing retrieved or priced (it is never charged). */
+function heldTurn(
+  turn: ChatTurn,
+  stream: boolean,
+  conversation: Conversation,
+  variablesChanged: boolean,
+  attachments: ResolvedAttachment[],
+  at: Date,
+): PreparedChat {
+  const model = turn.agent.model;
+  return {
+    turn,
+    stream,
+    conversation,
+    variablesChanged,
+    attachments,
+    isNew: false,
+    welcome: null,
+    heldForOperator: true,
+    knowledge: { knowledgeBaseIds: [], chunks: [], sources: [], documentMap: [], entities: [] },
+    price: { model, promptPricePerToken: 0, completionPricePerToken: 0, isFree: true },
+    request: { model, messages: [] },
+    startedAtMs: at.getTime(),
+    userMessageAt: at.toISOString(),
+  };
+}
+
 /** Steps 1-9: everything before the model is called. Throws (4xx) before any provider is reached. */
 export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<PreparedChat> {
   const { agent, input } = turn;
@@ -162,7 +189,7 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const merged = { ...conversation.variables, ...checkVariables(input.variables) };
   const variablesChanged = !sameValues(merged, conversation.variables);
   conversation.variables = merged;
-  if (!isNew && isTakenOver(conversation)) return heldTurn({ turn, stream, conversation, variablesChanged, attachments, at: now });
+  if (!isNew && isTakenOver(conversation)) return heldTurn(turn, stream, conversation, variablesChanged, attachments, now);
 
   const stored = turn.history
     ? null
@@ -260,7 +287,12 @@ function userMessageOf(deps: ChatDeps, p: PreparedChat): StoredMessage {
 /** Steps 10-12: call the model, save both messages and the billing event in one transaction, voice. */
 export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptions = {}): Promise<ChatResult> {
   const { agent, input } = p.turn;
-  if (p.heldForOperator) return storeHeldTurn(deps, p, userMessageOf(deps, p));
+  if (p.heldForOperator)
+    return storeHeldTurn(
+      deps,
+      { agent, conversation: p.conversation, variablesChanged: p.variablesChanged, identity: p.turn.caller.identity ?? null },
+      userMessageOf(deps, p),
+    );
   const completion = await callModel(deps, p, options);
   const end = deps.clock.now();
   const assistantAt = new Date(Math.max(end.getTime(), Date.parse(p.userMessageAt) + 1)).toISOString();
