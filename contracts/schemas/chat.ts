@@ -114,6 +114,15 @@ export const messageSchema: JsonSchema = obj({
   createdAt: { type: 'string' },
 });
 
+/** A conversation's current takeover (issue 15). */
+export const takeoverSchema = {
+  type: ['object', 'null'],
+  required: ['operator', 'since'],
+  properties: { operator: { type: 'object', properties: { displayName: { type: 'string' } } }, since: { type: 'string' } },
+  description:
+    'Set while an operator has taken the conversation over (the agent does not answer; visitor messages wait for the operator); null otherwise',
+} as const;
+
 /** An operator inbox item (DECISIONS "Operator inbox"). */
 export const inboxConversationSchema: JsonSchema = obj({
   id: { type: 'string', format: 'uuid' },
@@ -122,13 +131,7 @@ export const inboxConversationSchema: JsonSchema = obj({
   contactId: { type: ['string', 'null'] },
   title: { type: ['string', 'null'] },
   messageCount: { type: 'integer' },
-  takeover: {
-    type: ['object', 'null'],
-    required: ['operator', 'since'],
-    properties: { operator: { type: 'object', properties: { displayName: { type: 'string' } } }, since: { type: 'string' } },
-    description:
-      'Set while an operator has taken the conversation over (the agent does not answer; visitor messages wait for the operator); null otherwise',
-  },
+  takeover: takeoverSchema,
   createdAt: { type: 'string' },
   updatedAt: { type: 'string' },
 });

@@ -80,6 +80,8 @@ describe('operator takeover on the public lane', () => {
 
     expect((await operatorEvent(conversationId, 'conversation.takeover')).status).toBe(202);
     expect((await inboxItem(conversationId))?.takeover).toEqual({ operator: { displayName: 'takeover-owner' }, since: expect.any(String) });
+    const opened = await p.http.get(`/api/bots/${agent.id}/conversations/${conversationId}/messages`, { token: owner.accessToken });
+    expect(opened.body.takeover).toEqual({ operator: { displayName: 'takeover-owner' }, since: expect.any(String) });
 
     const held = await chat('Can a human check my order 4711?');
     expect(held.status).toBe(200);
