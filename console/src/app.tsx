@@ -4,6 +4,7 @@ import { api } from './api';
 import { AgentDetailPage } from './pages/agent-detail';
 import { AgentsPage } from './pages/agents';
 import { AnalyticsPage } from './pages/analytics';
+import { AgentChannelsPage } from './pages/channels';
 import { ContactsPage } from './pages/contacts';
 import { ConversationPage, ConversationsPage } from './pages/conversations';
 import { KnowledgeBasePage, KnowledgePage } from './pages/knowledge';
@@ -29,6 +30,7 @@ function routeTo(route: string) {
   if ((p = match('/knowledge/:id', route))) return <KnowledgeBasePage id={p.id!} />;
   if (route === '/agents') return <AgentsPage />;
   if ((p = match('/agents/:id', route))) return <AgentDetailPage id={p.id!} />;
+  if ((p = match('/agents/:id/channels', route))) return <AgentChannelsPage id={p.id!} />;
   if (route === '/conversations') return <ConversationsPage />;
   if ((p = match('/conversations/:agentId/:conversationId', route)))
     return <ConversationPage agentId={p.agentId!} conversationId={p.conversationId!} />;

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { api } from '../api';
+import { api, conversationMessages } from '../api';
 import { ErrorNotice, Field, formatDate, Link, Page, useAction, useLoad } from '../ui';
 
 /** The operator inbox: conversations of one agent, whatever their platform. */
@@ -54,8 +54,11 @@ export function ConversationsPage() {
 
 /** One conversation: its messages (refreshed while open), takeover and release, and the operator's replies. */
 export function ConversationPage({ agentId, conversationId }: { agentId: string; conversationId: string }) {
-  const messages = useLoad(() => api.listAgentConversationMessages(agentId, conversationId), [agentId, conversationId]);
-  const [takenOver, setTakenOver] = useState(false);
+  const messages = useLoad(() => conversationMessages(agentId, conversationId), [agentId, conversationId]);
+  // The platform remembers the takeover (the agent is paused meanwhile); the local flag answers at once on a click.
+  const [takenOverHere, setTakenOver] = useState<boolean | null>(null);
+  const takeover = messages.data?.takeover ?? null;
+  const takenOver = takenOverHere ?? takeover !== null;
   const [draft, setDraft] = useState('');
   useEffect(() => {
     const timer = setInterval(messages.reload, 3000);
@@ -65,6 +68,7 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
   const toggle = useAction(async () => {
     await api.sendOperatorEvent(agentId, conversationId, takenOver ? 'conversation.released' : 'conversation.takeover');
     setTakenOver(!takenOver);
+    messages.reload();
   });
   const send = useAction(async () => {
     await api.sendOperatorEvent(agentId, conversationId, 'operator.message', draft);
@@ -84,6 +88,7 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
         {takenOver ? (
           <span role="status" class="badge published">
             You are handling this conversation
+            {takeover && takeover.operator.displayName !== api.session?.user.displayName ? ` (taken over by ${takeover.operator.displayName})` : ''}
           </span>
         ) : null}
       </div>
@@ -93,7 +98,10 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
           <li key={m.id} class={`message ${m.operator ? 'operator' : m.role}`}>
             <span class="who">{m.operator ? `${m.operator.displayName} (operator)` : m.role === 'user' ? 'Visitor' : 'Agent'}</span>
             <p>{m.content}</p>
-            <small>{formatDate(m.createdAt)}</small>
+            <small>
+              {formatDate(m.createdAt)}
+              {m.heldForOperator ? ' · waiting for an operator (the agent did not answer)' : ''}
+            </small>
           </li>
         ))}
       </ol>
@@ -120,7 +128,7 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
           </button>
         </form>
       ) : (
-        <p class="hint">Take the conversation over to reply to the visitor yourself.</p>
+        <p class="hint">Take the conversation over to reply to the visitor yourself: the agent stops answering until you release it.</p>
       )}
     </Page>
   );
