@@ -7,6 +7,8 @@ import { AnalyticsPage } from './pages/analytics';
 import { AgentChannelsPage } from './pages/channels';
 import { ContactsPage } from './pages/contacts';
 import { ConversationPage, ConversationsPage } from './pages/conversations';
+import { EntityPage, GraphPage } from './pages/graph';
+import { GraphSuggestionsPage } from './pages/graph-suggestions';
 import { KnowledgeBasePage, KnowledgePage } from './pages/knowledge';
 import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
@@ -28,6 +30,9 @@ function routeTo(route: string) {
   let p;
   if (route === '/knowledge') return <KnowledgePage />;
   if ((p = match('/knowledge/:id', route))) return <KnowledgeBasePage id={p.id!} />;
+  if ((p = match('/knowledge/:id/graph', route))) return <GraphPage kbId={p.id!} />;
+  if ((p = match('/knowledge/:id/graph/suggestions', route))) return <GraphSuggestionsPage kbId={p.id!} />;
+  if ((p = match('/knowledge/:id/graph/entities/:entityId', route))) return <EntityPage kbId={p.id!} entityId={p.entityId!} />;
   if (route === '/agents') return <AgentsPage />;
   if ((p = match('/agents/:id', route))) return <AgentDetailPage id={p.id!} />;
   if ((p = match('/agents/:id/channels', route))) return <AgentChannelsPage id={p.id!} />;

@@ -88,7 +88,9 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
         {takenOver ? (
           <span role="status" class="badge published">
             You are handling this conversation
-            {takeover && takeover.operator.displayName !== api.session?.user.displayName ? ` (taken over by ${takeover.operator.displayName})` : ''}
+            {takeover && takeover.operator.displayName !== api.session?.user.displayName
+              ? ` (taken over by ${takeover.operator.displayName})`
+              : ''}
           </span>
         ) : null}
       </div>
