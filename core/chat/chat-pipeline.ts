@@ -25,8 +25,8 @@ import { composeSystemMessage, contextChunks, gatherKnowledge, type KnowledgeCon
 import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
-import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { recordTurn } from './chat-recording';
+import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
 export interface ChatCaller extends ConversationViewer {
