@@ -36,7 +36,7 @@ describeWithBrowser('console: channels, sources and the knowledge graph', () => 
     execFileSync('npm', ['run', '--silent', 'build:console'], { cwd: ROOT, stdio: 'pipe' });
     site = await startFixtureSite();
     p = await startTestPlatform({ OUTBOUND_ALLOW: `127.0.0.1:${site.port}` });
-    owner = await registerUser(p.http, { label: 'Graham Graph' });
+    owner = await registerUser(p.http, { label: 'graham', displayName: 'Graham Graph' });
     // A knowledge base with an ingested document (its graph extracted), and an agent on it, made through the API.
     kbId = (await createKb(p, owner.accessToken, { name: 'Victorians' })).id;
     const doc = await upload(p, `/api/knowledge/kb/${kbId}/documents`, owner.accessToken, {
