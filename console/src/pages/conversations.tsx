@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { api, conversationMessages } from '../api';
+import { api, conversationMessages, type Takeover } from '../api';
 import { ErrorNotice, Field, formatDate, Link, Page, useAction, useLoad } from '../ui';
+
+/** The inbox item's takeover (the SDK's type predates the field). */
+const takeoverOf = (c: object) => (c as { takeover?: Takeover | null }).takeover ?? null;
 
 /** The operator inbox: conversations of one agent, whatever their platform. */
 export function ConversationsPage() {
@@ -41,7 +44,9 @@ export function ConversationsPage() {
               <td>
                 <Link to={`/conversations/${chosen}/${c.id}`}>{c.title ?? 'Untitled conversation'}</Link>
               </td>
-              <td>{c.platform}</td>
+              <td>
+                {c.platform} {takeoverOf(c) ? <span class="badge pending">with {takeoverOf(c)!.operator.displayName}</span> : null}
+              </td>
               <td>{c.messageCount}</td>
               <td>{formatDate(c.updatedAt)}</td>
             </tr>
