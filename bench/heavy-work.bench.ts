@@ -265,7 +265,7 @@ async function main() {
         target: 'no 503; slowest well under DATABASE_QUEUE_TIMEOUT_MS (5 s)',
         figure: databaseReads,
         baseline: { what: 'same requests, platform idle', ...idleReads },
-        pgvectorRowsPerTransaction: process.env.PGVECTOR_ROWS_PER_TRANSACTION ?? 'default (32 on the embedded store)',
+        pgvectorRowsPerTransaction: process.env.PGVECTOR_ROWS_PER_TRANSACTION ?? 'default (16 on the embedded store)',
       },
       bombs: {
         target: 'slowest GET /api/auth/me <= 500 ms; each bomb fails in <= 10 s',
