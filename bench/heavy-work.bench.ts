@@ -261,7 +261,7 @@ async function main() {
         baseline: { what: 'same request, platform idle', ...idle },
       },
       databaseReadWhileIngesting: {
-        endpoint: "GET /api/knowledge/kb of another organization, one at a time, 100 ms apart",
+        endpoint: 'GET /api/knowledge/kb of another organization, one at a time, 100 ms apart',
         target: 'no 503; slowest well under DATABASE_QUEUE_TIMEOUT_MS (5 s)',
         figure: databaseReads,
         baseline: { what: 'same requests, platform idle', ...idleReads },

@@ -19,7 +19,7 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
       type: 'integer',
       minimum: 0,
       description:
-        "Rows of a new document written per transaction (default 16 on the embedded store, whose one session a long transaction would hold against every other request; 0 on a server: the whole document in one)",
+        'Rows of a new document written per transaction (default 16 on the embedded store, whose one session a long transaction would hold against every other request; 0 on a server: the whole document in one)',
     },
   },
   async create(settings, { db, log }) {

@@ -356,7 +356,8 @@ describe('pgvector writes of a new document on the embedded store', () => {
       const order: string[] = [];
       let other: Promise<unknown> | undefined;
       db5.knex.on('query', (q: { sql: string }) => {
-        if (!other && /^insert into "kv_chunks_\d+"/i.test(q.sql)) other = db5.knex.raw('select 1').then(() => order.push('other statement'));
+        if (!other && /^insert into "kv_chunks_\d+"/i.test(q.sql))
+          other = db5.knex.raw('select 1').then(() => order.push('other statement'));
       });
       await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 48));
       order.push('document written');
