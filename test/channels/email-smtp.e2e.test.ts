@@ -94,7 +94,8 @@ describe('the inbound SMTP listener', () => {
     expect(listed.contacts).toEqual([
       expect.objectContaining({ primaryEmail: 'ada.lovelace@example.org', displayName: 'Ada Lovelace', conversationCount: 1 }),
     ]);
-    const conv = (await p.http.get(`/api/contacts/${listed.contacts[0].id}/conversations`, { token: owner.accessToken })).body.conversations;
+    const conv = (await p.http.get(`/api/contacts/${listed.contacts[0].id}/conversations`, { token: owner.accessToken })).body
+      .conversations;
     expect(conv).toEqual([expect.objectContaining({ platform: 'email' })]);
     const messages = await p.store.repos.conversations.messages(owner.orgId, conv[0].id);
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['How fast are refunds paid?', 'Thank you!']);
