@@ -16,7 +16,7 @@
  *   ILIKE query on the same table returning 20 rows.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -186,6 +186,13 @@ async function main() {
 
   const file = STORE === 'postgres' ? 'contacts-postgres.json' : 'contacts.json';
   mkdirSync(join(__dirname, 'results'), { recursive: true });
+  // A partial run keeps the other part of the last result, saying so.
+  const previousPath = join(__dirname, 'results', file);
+  if (ONLY && existsSync(previousPath)) {
+    const previous = JSON.parse(readFileSync(previousPath, 'utf8')) as Record<string, unknown>;
+    const kept = ONLY === 'export' ? 'search' : 'export';
+    if (previous[kept]) Object.assign(result, { [kept]: previous[kept], note: `${kept} kept from an earlier run` });
+  }
   writeFileSync(join(__dirname, 'results', file), JSON.stringify(result, null, 2));
   console.log(JSON.stringify(result, null, 2));
   await db.close();
