@@ -35,7 +35,11 @@ async function resolveEntities(tx: Tx, scope: GraphScope, graph: DocumentGraph, 
     const id = r.get('id') as string;
     byKey.set(r.get('key') as string, id);
     const aliases = (r.get('aliases') as string[] | null) ?? [];
-    known.set(id, { name: r.get('name') as string, aliases: new Set([r.get('name') as string, ...aliases]), confidence: toNumber(r.get('confidence')) });
+    known.set(id, {
+      name: r.get('name') as string,
+      aliases: new Set([r.get('name') as string, ...aliases]),
+      confidence: toNumber(r.get('confidence')),
+    });
   }
   const creates: Record<string, unknown>[] = [];
   const changed = new Set<string>();
