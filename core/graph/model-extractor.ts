@@ -49,7 +49,14 @@ export function mergeChunkExtractions(chunks: { index: number; output: ModelExtr
     if (key && !byKey.has(key)) byKey.set(key, entry);
   };
   for (const p of pinned) {
-    const entry: Entry = { name: p.name, type: normalizeType(p.type), pinned: true, aliases: new Set(p.aliases), confidence: 1, mentions: new Map() };
+    const entry: Entry = {
+      name: p.name,
+      type: normalizeType(p.type),
+      pinned: true,
+      aliases: new Set(p.aliases),
+      confidence: 1,
+      mentions: new Map(),
+    };
     for (const label of [p.name, ...p.aliases]) remember(label, entry);
   }
   const relationships: ExtractedRelationship[] = [];
@@ -66,7 +73,8 @@ export function mergeChunkExtractions(chunks: { index: number; output: ModelExtr
       }
       if (!entry.pinned) entry.confidence = Math.max(entry.confidence, e.confidence ?? DEFAULT_CONFIDENCE);
       for (const label of [name, ...aliases]) {
-        if (label !== entry.name) entry.aliases.add(label);
+        const key = foldName(label);
+        if (![entry.name, ...entry.aliases].some((known) => foldName(known) === key)) entry.aliases.add(label);
         remember(label, entry);
         local.set(foldName(label), entry);
       }
