@@ -76,12 +76,8 @@ WITH DISTINCT e
 OPTIONAL MATCH (m:Mention {organizationId: $organizationId, knowledgeBaseId: e.knowledgeBaseId, entityId: e.id})
 WITH e, sum(m.count) AS mentionCount, collect(DISTINCT m.documentId) AS documentIds
 RETURN e, mentionCount, documentIds`,
-  relationshipsTouching: `CALL {
-  MATCH (s:Entity {${T}})-[r:RELATED {${T}}]->(t:Entity {${T}}) WHERE s.id IN $ids RETURN ${RELATIONSHIP_ROW}
-  UNION
-  MATCH (s:Entity {${T}})-[r:RELATED {${T}}]->(t:Entity {${T}}) WHERE t.id IN $ids RETURN ${RELATIONSHIP_ROW}
-}
-RETURN r, sourceEntityId, targetEntityId ORDER BY r.weight DESC, r.id ASC LIMIT $limit`,
+  relationshipsTouching: `MATCH (s:Entity {${T}})-[r:RELATED {${T}}]->(t:Entity {${T}}) WHERE s.id IN $ids OR t.id IN $ids
+RETURN ${RELATIONSHIP_ROW} ORDER BY r.weight DESC, r.id ASC LIMIT $limit`,
   relationshipsWithin: `MATCH (s:Entity {${T}})-[r:RELATED {${T}}]->(t:Entity {${T}}) WHERE s.id IN $ids AND t.id IN $ids
 RETURN ${RELATIONSHIP_ROW} ORDER BY r.weight DESC, r.id ASC LIMIT $limit`,
   existingIds: `MATCH (e:Entity {${T}}) WHERE e.id IN $ids RETURN e.id AS id`,
