@@ -8,9 +8,9 @@ import { type ExtractionModels, graphExtractionStep } from '../core/graph/extrac
 import { GRAPH_QUEUE, type GraphDeps, type GraphJobPayload } from '../core/graph/graph-deps';
 import { EXTRACTION_SCHEMA } from '../core/graph/model-extraction-schema';
 import { modelGraphExtractor } from '../core/graph/model-extractor';
-import { DomainError, isDomainError } from '../core/shared/errors';
 import { processGraphJob, ruleJudge } from '../core/graph/optimize';
 import { defaultIngestionSteps, type IngestionStep } from '../core/knowledge/ingestion-steps';
+import { DomainError, isDomainError } from '../core/shared/errors';
 import { ajvOptionsValidator } from '../plugins/kit/ajv-options-validator';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
