@@ -164,6 +164,19 @@ describe('model-backed graph extraction', () => {
     expect(event.promptTokens).toBeGreaterThan(0);
   });
 
+  it('fails the graph before any call when the wallet is empty and the model is paid', async () => {
+    const balance = (await p.http.get('/api/billing/wallet', { token: owner.accessToken })).body.wallet.balance as number;
+    await p.store.repos.wallets.adjust(owner.orgId, -balance, new Date().toISOString());
+    try {
+      const before = chatRequests().length;
+      const { doc } = await ingest({}, [PARAGRAPHS[0]]);
+      expect(doc).toMatchObject({ processingStatus: 'completed', graphStatus: 'failed' });
+      expect(chatRequests().length).toBe(before);
+    } finally {
+      await p.store.repos.wallets.adjust(owner.orgId, balance, new Date().toISOString());
+    }
+  });
+
   it('runs the offline extractor, with no model call and no billing, when the knowledge base says offline', async () => {
     const before = chatRequests().length;
     const { kbId, doc } = await ingest({ graphExtractionModel: 'offline' });
