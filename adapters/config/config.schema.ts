@@ -41,6 +41,12 @@ export const configSchema = {
     INTERNAL_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 16 },
     DEFAULT_CHAT_MODEL: { type: 'string', pattern: '^[^/]+/.+$' },
+    GRAPH_EXTRACTION_MODEL: {
+      type: 'string',
+      pattern: '^[^/]+/.+$',
+      description:
+        'Catalogue id of the chat model that extracts knowledge graphs (a knowledge base may name its own in settings.graphExtractionModel); unset: the offline extractor',
+    },
     MODEL_SYNC_URL: { type: 'string', format: 'uri', description: 'OpenRouter-style models listing' },
     INITIAL_CREDITS_USD: { type: 'number', minimum: 0, default: 5 },
     BILLING_MARGIN_MULTIPLIER: { type: 'number', minimum: 1, default: 1.2 },
