@@ -7,15 +7,26 @@ import { graphExtractionStep } from '../core/graph/extraction-step';
 import { GRAPH_QUEUE, type GraphDeps, type GraphJobPayload } from '../core/graph/graph-deps';
 import { processGraphJob, ruleJudge } from '../core/graph/optimize';
 import { defaultIngestionSteps, type IngestionStep } from '../core/knowledge/ingestion-steps';
+import type { GraphExtractor } from '../core/ports/graph-extractor';
+import type { HeavyWork } from '../core/ports/heavy-work';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
+
+/**
+ * The offline extractor through the heavy-work pool: a large document's extraction is seconds of CPU that
+ * would otherwise hold the loop serving requests. A model-backed extractor waits on the network and stays.
+ */
+export const offloadedGraphExtractor = (extractor: GraphExtractor, work: HeavyWork): GraphExtractor =>
+  extractor.id === 'offline' && work.id !== 'in-process'
+    ? { id: extractor.id, extract: (input) => work.run('graph.extractOffline', input) }
+    : extractor;
 
 /** The ingestion steps with graph extraction after `store` (before the summary). */
 export function ingestionStepsWithGraph(infra: Infrastructure, billing: BillingDeps): IngestionStep[] {
   const step = graphExtractionStep({
     graph: infra.knowledge.graphStore,
-    extractor: infra.knowledge.graphExtractor,
+    extractor: offloadedGraphExtractor(infra.knowledge.graphExtractor, infra.knowledge.heavyWork),
     billing,
     costUsd: () => 0,
   });
