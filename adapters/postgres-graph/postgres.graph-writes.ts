@@ -185,7 +185,7 @@ export async function replaceDocumentGraph(
       rs.map((r) => r.type),
       rs.map((r) => r.weight),
       rs.map((r) => r.chunkIndex),
-      rs.map((r) => r.evidence),
+      rs.map((r) => r.evidence) as string[], // nulls are NULL elements of the text[]
       touched.filter((id) => !mentioned.has(id)),
     ],
   );
