@@ -7,8 +7,9 @@
  *      `npm start` runs it) and on the Postgres server.
  *   2. Embedded: p99 of light requests through the running platform (GET /api/auth/me, answered from the
  *      identity cache, and GET /api/organizations/:id/members, which reads the database) while the rollup
- *      backfill of those 90 days runs, in week-long transactions (the first version) and in the job's
- *      transactions; next to the same requests on the idle platform.
+ *      backfill of those 90 days runs: in week-long transactions back to back (the first version), in 6-hour
+ *      transactions back to back, and as the job runs it (6-hour transactions, each followed by a pause as long
+ *      as it took); next to the same requests on the idle platform.
  *   3. Recording on the chat path: the buffered recorder's `record` with the crash-safe journal and without it,
  *      against awaiting the same rows inserted inline.
  *
@@ -172,15 +173,17 @@ async function embedded() {
       await autocannon(members, auth, 1);
       const idle = { authMe: await autocannon(me, auth, LOAD_SECONDS * 2), members: await autocannon(members, auth, LOAD_SECONDS * 2) };
 
-      const during = async (batchHours: number) => {
+      const during = async (batchHours: number, pauseRatio?: number) => {
         await infra.db.knex('analytics_hourly').delete();
         await infra.db.knex('analytics_daily').delete();
         await infra.db.knex('analytics_rollup_state').delete();
         const t = performance.now();
         let done = false;
-        const backfill = infra.analytics.store.refreshRollup(new Date(Date.now() - ROLLUP_LAG_MS), { batchHours }).finally(() => {
-          done = true;
-        });
+        const backfill = infra.analytics.store
+          .refreshRollup(new Date(Date.now() - ROLLUP_LAG_MS), { batchHours, pauseRatio })
+          .finally(() => {
+            done = true;
+          });
         const meRuns: Load[] = [];
         const memberRuns: Load[] = [];
         // Alternate windows of each request until the backfill is over.
@@ -190,11 +193,24 @@ async function embedded() {
         }
         await backfill;
         const seconds = +((performance.now() - t) / 1000).toFixed(1);
-        return { batchHours, backfillSeconds: seconds, authMe: loadOf(meRuns), members: memberRuns.length ? loadOf(memberRuns) : null };
+        return {
+          batchHours,
+          pauseRatio: pauseRatio ?? 'default',
+          backfillSeconds: seconds,
+          authMe: loadOf(meRuns),
+          members: memberRuns.length ? loadOf(memberRuns) : null,
+        };
       };
-      const weekBatches = await during(24 * 7);
+      // The first version (a week per transaction, back to back), small transactions alone, and the job as it is.
+      const weekBatches = await during(24 * 7, 0);
+      const smallBatches = await during(ROLLUP_BATCH_HOURS, 0);
       const jobBatches = await during(ROLLUP_BATCH_HOURS);
-      const lightRequests = { idle, duringBackfillWeekTransactions: weekBatches, duringBackfillJobTransactions: jobBatches };
+      const lightRequests = {
+        idle,
+        duringBackfillWeekTransactions: weekBatches,
+        duringBackfillSmallTransactionsNoPause: smallBatches,
+        duringBackfillJob: jobBatches,
+      };
       process.stdout.write(`${JSON.stringify(lightRequests, null, 2)}\n`);
 
       const out = {

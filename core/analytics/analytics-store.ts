@@ -48,9 +48,12 @@ export interface AnalyticsStore {
   realtime(organizationId: string, since: Date): Promise<RealtimeTotals>;
   /**
    * Rolls up every whole hour ending before `until` that is not rolled up yet (and re-rolls the last one), in
-   * transactions of `batchHours` hours.
+   * transactions of `batchHours` hours, pausing `pauseRatio` times as long as a batch took after each.
    */
-  refreshRollup(until: Date, options?: { batchHours?: number }): Promise<{ from: string | null; to: string; hours: number }>;
+  refreshRollup(
+    until: Date,
+    options?: { batchHours?: number; pauseRatio?: number },
+  ): Promise<{ from: string | null; to: string; hours: number }>;
 }
 
 export const emptyTotals = (): AnalyticsTotals => ({

@@ -24,6 +24,11 @@ const COVERED_CACHE_MS = 10_000;
  * requests queued behind it; six hours keep each hold in the tens of milliseconds (analytics bench).
  */
 export const ROLLUP_BATCH_HOURS = 6;
+/**
+ * After each batch the job waits as long as the batch took: a request makes several statements in turn, and with
+ * batches back to back each of them queued behind a batch; a backfill taking twice as long is cheaper.
+ */
+const ROLLUP_PAUSE_RATIO = 1;
 
 type Row = Record<string, unknown>;
 const toTotals = (r: Row | undefined): AnalyticsTotals => ({
@@ -196,17 +201,19 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
   private refreshing: Promise<{ from: string | null; to: string; hours: number }> | null = null;
 
   /**
-   * One refresh at a time per process (the worker's timer and an explicit call share it); bounded batches, with a
-   * turn of the event loop between them, so requests waiting for the database get it between two batches.
+   * One refresh at a time per process (the worker's timer and an explicit call share it); bounded batches with a
+   * pause between them, so requests waiting for the database get it between two batches.
    */
-  refreshRollup(until: Date, options: { batchHours?: number } = {}) {
-    this.refreshing ??= this.refresh(until, options.batchHours ?? ROLLUP_BATCH_HOURS).finally(() => {
-      this.refreshing = null;
-    });
+  refreshRollup(until: Date, options: { batchHours?: number; pauseRatio?: number } = {}) {
+    this.refreshing ??= this.refresh(until, options.batchHours ?? ROLLUP_BATCH_HOURS, options.pauseRatio ?? ROLLUP_PAUSE_RATIO).finally(
+      () => {
+        this.refreshing = null;
+      },
+    );
     return this.refreshing;
   }
 
-  private async refresh(until: Date, batchHours: number) {
+  private async refresh(until: Date, batchHours: number, pauseRatio: number) {
     const target = floorHour(until);
     this.covered = null;
     const covered = await this.coveredUntil();
@@ -221,12 +228,14 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       const b = new Date(Math.min(a.getTime() + batchHours * HOUR_MS, target.getTime()));
       // Progress is kept batch by batch: a restarted backfill goes on where it stopped, and reads use it at once.
       const advances = !covered || b > covered;
+      const started = performance.now();
       await this.rollUp(a, b, advances);
+      const took = performance.now() - started;
       if (advances) {
         marked = b;
         this.covered = { value: b, readAt: Date.now() };
       }
-      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(took * pauseRatio, 2000)));
       hours += (b.getTime() - a.getTime()) / HOUR_MS;
       a = b;
     }
