@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -37,6 +37,7 @@ describe('analytics journal replayed when the platform boots (PGlite on disk)', 
       expect(readdirSync(journal)).toEqual([]);
     } finally {
       await platform.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
