@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
@@ -207,8 +209,15 @@ export async function buildInfrastructure(
     }
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     const heavyWork = await get<HeavyWork>(HEAVY_WORK, true);
-    const analytics = createAnalyticsAdapters(db.knex, log);
+    const analytics = createAnalyticsAdapters(db.knex, log, {
+      journalDir: overrides.memoryDatabase && !config.databaseUrl ? undefined : join(config.dataDir, 'analytics-journal'),
+    });
     closers.unshift(analytics.recorder); // flushed before the database closes
+    // Events a crashed process had buffered; not worth failing boot for (the segments stay for the next one).
+    await analytics.recorder
+      .replayJournal()
+      .then((n) => n && log('info', `analytics: ${n} journaled retrieval events replayed`))
+      .catch((e) => log('warn', 'analytics: journal replay failed; kept for the next boot', e));
     return {
       config,
       log,
