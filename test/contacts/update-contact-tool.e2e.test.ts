@@ -144,6 +144,8 @@ describe('update_contact through the chat pipeline', () => {
     const tokens = frames.filter((f) => 'token' in f).map((f) => f.token);
     expect(tokens.join('')).toBe(fake.reply);
     expect(frames.at(-1)).toMatchObject({ done: true });
+    // Both model calls streamed: the call came as argument deltas, accumulated by the adapter.
+    expect(chatRequests().map((r) => r.stream)).toEqual([true, true]);
     const detail = await contactOf(conversationId);
     expect(detail.contact).toMatchObject({ displayName: 'Ada Byron', attributes: { plan: 'gold', seats: '3' } });
   });
