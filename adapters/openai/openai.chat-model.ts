@@ -68,7 +68,12 @@ export class OpenAiChatModel implements ChatModel {
       const toolCalls = (choice?.message?.tool_calls ?? []).flatMap((c) =>
         c.type === 'function' ? [{ id: c.id, name: c.function.name, arguments: c.function.arguments }] : [],
       );
-      return { text, usage: usageOf(response.usage, request, text), finishReason: finishOf(choice?.finish_reason, toolCalls), ...withCalls(toolCalls) };
+      return {
+        text,
+        usage: usageOf(response.usage, request, text),
+        finishReason: finishOf(choice?.finish_reason, toolCalls),
+        ...withCalls(toolCalls),
+      };
     } catch (error) {
       if (request.signal?.aborted) return { text: '', usage: usageOf(undefined, request, ''), finishReason: 'aborted' };
       throw mapOpenAiError(error, this.connection.provider);

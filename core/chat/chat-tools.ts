@@ -5,8 +5,8 @@
  * answers (at most MAX_TOOL_ROUNDS rounds of calls); the visitor only sees the final text. Writes are collected
  * and applied in the turn's transaction, once the contact is resolved (a first message creates it there).
  */
-import type { ChannelIdentity } from '../contacts/contact-resolution';
 import type { FieldWrite } from '../contacts/contact-fields';
+import type { ChannelIdentity } from '../contacts/contact-resolution';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatTool, ChatToolCall, TokenUsage } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
 import type { ChatDeps } from './chat-deps';
@@ -68,7 +68,8 @@ export function parseUpdateContact(argumentsJson: string): ParsedUpdate {
       for (const [attribute, v] of entries) {
         if (!ATTRIBUTE_KEY.test(attribute) || RESERVED_KEYS.has(attribute))
           return { error: `attributes.${attribute}: keys are letters, digits and underscores, not a contact field` };
-        if (!['string', 'number', 'boolean'].includes(typeof v)) return { error: `attributes.${attribute} must be a string, number or boolean` };
+        if (!['string', 'number', 'boolean'].includes(typeof v))
+          return { error: `attributes.${attribute} must be a string, number or boolean` };
         writes.push({ key: attribute, value: String(v) });
       }
     } else if (key === 'name' || key === 'email' || key === 'phone' || key === 'company') {
@@ -123,7 +124,9 @@ async function heldElsewhere(deps: ChatDeps, repos: Repositories, run: ToolRun, 
   if (!deps.contacts) return [];
   const own =
     run.contactId ??
-    (run.identity ? ((await repos.contacts.findByIdentity(run.organizationId, run.identity.channel, run.identity.identifier))?.id ?? null) : null);
+    (run.identity
+      ? ((await repos.contacts.findByIdentity(run.organizationId, run.identity.channel, run.identity.identifier))?.id ?? null)
+      : null);
   const refused: string[] = [];
   for (const w of writes) {
     if (w.key !== 'email' && w.key !== 'phone') continue;

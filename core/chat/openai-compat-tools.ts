@@ -34,7 +34,7 @@ export const asksForTools = (body: CompatToolFields) => asksFor(body.tools, body
 /** The deprecated `functions` are refused whatever the model; `tools` too when the model takes none. */
 export function refuseUnsupportedTools(body: CompatToolFields, modelTakesTools: boolean): void {
   if (asksFor(body.functions, body.function_call))
-    throw refused('functions', 'functions are not supported: send tools instead (when the agent\'s model supports tools)');
+    throw refused('functions', "functions are not supported: send tools instead (when the agent's model supports tools)");
   if (!modelTakesTools && asksForTools(body))
     throw refused('tools', "tools are not supported: the agent's model does not support tool calls; send the request without them");
 }
@@ -46,7 +46,8 @@ export function compatTools(tools: unknown[] | undefined): ChatTool[] {
     const fn = t?.function;
     if (t?.type !== 'function' || !fn || typeof fn.name !== 'string' || !TOOL_NAME.test(fn.name))
       throw invalid('tools', `tools[${i}] must be {"type": "function", "function": {"name": <letters, digits, _ or -, at most 64>}}`);
-    if (fn.description !== undefined && typeof fn.description !== 'string') throw invalid('tools', `tools[${i}].function.description must be a string`);
+    if (fn.description !== undefined && typeof fn.description !== 'string')
+      throw invalid('tools', `tools[${i}].function.description must be a string`);
     if (fn.parameters !== undefined && (typeof fn.parameters !== 'object' || fn.parameters === null || Array.isArray(fn.parameters)))
       throw invalid('tools', `tools[${i}].function.parameters must be a JSON schema object`);
     return {

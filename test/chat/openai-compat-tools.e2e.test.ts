@@ -51,7 +51,11 @@ beforeAll(async () => {
   const knowledgeBaseIds = [kb.body.knowledgeBase.id];
   await seedDocument(p, owner.orgId, kb.body.knowledgeBase.id, 'climate.txt', ['Paris is mild in spring.']);
   const agent = async (model: string) => {
-    const r = await p.http.post('/api/bots', { name: `Tools ${model}`, model, knowledgeBaseIds, isDraft: false }, { token: owner.accessToken });
+    const r = await p.http.post(
+      '/api/bots',
+      { name: `Tools ${model}`, model, knowledgeBaseIds, isDraft: false },
+      { token: owner.accessToken },
+    );
     if (r.status !== 201) throw new Error(`create agent failed: ${r.status} ${r.text}`);
     return r.body.bot.id as string;
   };

@@ -7,8 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { FakeOpenAi } from '../fakes/fake-openai';
 import { sseData } from '../chat/seed-knowledge';
+import { FakeOpenAi } from '../fakes/fake-openai';
 import { base, distributedAgent, knowledgeBaseWithDocument, openStream, readUntil, startConversation } from '../public-chat/public-support';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
@@ -74,7 +74,9 @@ describe('update_contact through the chat pipeline', () => {
     expect(body.response).toBe(fake.reply);
 
     const [first, second] = chatRequests();
-    expect(first.tools).toEqual([expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'update_contact' }) })]);
+    expect(first.tools).toEqual([
+      expect.objectContaining({ type: 'function', function: expect.objectContaining({ name: 'update_contact' }) }),
+    ]);
     const toolMessages = second.messages.slice(-2);
     expect(toolMessages[0]).toMatchObject({
       role: 'assistant',
@@ -92,9 +94,9 @@ describe('update_contact through the chat pipeline', () => {
     });
     const toolRows = detail.fieldHistory.filter((h: { source: string }) => h.source === 'tool');
     expect(toolRows.map((h: { field_key: string }) => h.field_key).sort()).toEqual(['company', 'email', 'name']);
-    expect(toolRows.every((h: { source_ref: unknown; rejected_reason: unknown }) => h.source_ref === null && h.rejected_reason === null)).toBe(
-      true,
-    );
+    expect(
+      toolRows.every((h: { source_ref: unknown; rejected_reason: unknown }) => h.source_ref === null && h.rejected_reason === null),
+    ).toBe(true);
 
     // The visitor never sees the call: the conversation holds the welcome, the question and the answer only.
     const stored = await p.store.repos.conversations.recentMessages(owner.orgId, conversationId, 10);
@@ -119,7 +121,12 @@ describe('update_contact through the chat pipeline', () => {
     expect(detail.contact.primaryPhone).toBe('+442079460958');
     expect(detail.fieldHistory).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ field_key: 'email', value: 'grace@example.com', source: 'tool', rejected_reason: 'rejected_duplicate_identity' }),
+        expect.objectContaining({
+          field_key: 'email',
+          value: 'grace@example.com',
+          source: 'tool',
+          rejected_reason: 'rejected_duplicate_identity',
+        }),
         expect.objectContaining({ field_key: 'phone', value: '+442079460958', source: 'tool', rejected_reason: null }),
       ]),
     );
@@ -135,10 +142,17 @@ describe('update_contact through the chat pipeline', () => {
   });
 
   it('runs streamed tool calls (argument deltas) and streams only the final text', async () => {
-    fake.toolTurns.push([{ id: 'call_4', name: 'update_contact', arguments: { name: 'Ada Byron', attributes: { plan: 'gold', seats: 3 } } }]);
+    fake.toolTurns.push([
+      { id: 'call_4', name: 'update_contact', arguments: { name: 'Ada Byron', attributes: { plan: 'gold', seats: 3 } } },
+    ]);
     const anonymousId = randomUUID();
     const conversationId = await startConversation(p, agent.slug, anonymousId);
-    const { res } = await openStream(p, 'POST', `${base(agent.slug)}/chat`, { message: 'Hello', conversationId, anonymousId, stream: true });
+    const { res } = await openStream(p, 'POST', `${base(agent.slug)}/chat`, {
+      message: 'Hello',
+      conversationId,
+      anonymousId,
+      stream: true,
+    });
     expect(res.statusCode).toBe(200);
     const frames = sseData(await readUntil(res, () => false));
     const tokens = frames.filter((f) => 'token' in f).map((f) => f.token);
@@ -148,6 +162,15 @@ describe('update_contact through the chat pipeline', () => {
     expect(chatRequests().map((r) => r.stream)).toEqual([true, true]);
     const detail = await contactOf(conversationId);
     expect(detail.contact).toMatchObject({ displayName: 'Ada Byron', attributes: { plan: 'gold', seats: '3' } });
+  });
+
+  it('stops after three rounds of calls: the next call must answer in text (tool_choice none)', async () => {
+    for (const id of ['r1', 'r2', 'r3']) fake.toolTurns.push([{ id, name: 'update_contact', arguments: { attributes: { round: id } } }]);
+    const { conversationId, body } = await say(agent.slug, randomUUID(), 'Hello once more');
+    expect(body.response).toBe(fake.reply);
+    const requests = chatRequests();
+    expect(requests.map((r) => r.tool_choice ?? 'auto')).toEqual(['auto', 'auto', 'auto', 'none']);
+    expect((await contactOf(conversationId)).contact.attributes).toEqual({ round: 'r3' });
   });
 
   it('sends no tools to a model the catalogue lists without tool support', async () => {

@@ -164,7 +164,11 @@ function toolCallCompletion(calls: FakeToolCall[], body: any): FakeReply {
             role: 'assistant',
             content: null,
             refusal: null,
-            tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })),
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
           },
           logprobs: null,
           finish_reason: 'tool_calls',
@@ -191,7 +195,13 @@ function toolCallStreamFrames(calls: FakeToolCall[], body: any): string[] {
   frames.push(frame({}, 'tool_calls'));
   if (body.stream_options?.include_usage) {
     const prompt = promptTokens(body);
-    frames.push(sseFrame({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: USAGE_OF_CALLS, total_tokens: prompt + USAGE_OF_CALLS } }));
+    frames.push(
+      sseFrame({
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: prompt, completion_tokens: USAGE_OF_CALLS, total_tokens: prompt + USAGE_OF_CALLS },
+      }),
+    );
   }
   frames.push(sseFrame('[DONE]'));
   return frames;
