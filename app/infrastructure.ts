@@ -1,6 +1,9 @@
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { ObservedJobQueue } from '../adapters/observability/observed-job-queue';
+import { createPlatformMetrics, type PlatformMetrics } from '../adapters/observability/platform-metrics';
+import type { PlatformTracing } from '../adapters/opentelemetry/otel-tracing';
 import { type Database, databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
@@ -90,8 +93,13 @@ export interface Infrastructure {
   nonces: NonceRegistry;
   /** Passwords too common to accept (the password policy). */
   commonPasswords: CommonPasswordList;
+  /** The configured queue wrapped with request ids, job log lines, outcome metrics and job spans. */
   queue: JobQueue;
   bus: EventBus;
+  /** The platform's own Prometheus series (served with the api's /metrics). */
+  metrics: PlatformMetrics;
+  /** OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set; null (no spans, no cost) otherwise. */
+  tracing: PlatformTracing | null;
   blobs: BlobStore;
   google: OAuthIdentityProvider | null;
   /** OpenID Connect relying party for the providers administrators configure. */
@@ -132,6 +140,8 @@ export interface InfrastructureOverrides {
   chat?: { chatModels?: ChatModel[]; speech?: SpeechSynthesizer | null };
   /** Any other token bound to a fixed value instead of its configured adapter. */
   bindings?: Binding[];
+  /** Tests: where the `start` role's log lines go instead of stderr (a pino destination: anything with write()). */
+  logDestination?: { write(line: string): void };
 }
 
 function replacementsOf(o: InfrastructureOverrides): Binding[] {
@@ -184,7 +194,12 @@ export async function buildInfrastructure(
     await migrate(db.knex, [relationalMigrations]);
     const rateLimits = await get<RateLimitStore>(RATE_LIMIT_STORE, true);
     const nonces = await get<NonceRegistry>(NONCE_REGISTRY, true);
-    const queue = await get<JobQueue>(JOB_QUEUE, true);
+    // Loaded only when configured (the SDK stays out of processes that do not trace); flushed after the rest closed.
+    const tracing = config.tracing ? (await import('../adapters/opentelemetry/otel-tracing')).createOtelTracing(config.tracing) : null;
+    if (tracing) closers.push({ close: () => tracing.shutdown() });
+    const configuredQueue = await get<JobQueue>(JOB_QUEUE, true);
+    const metrics = createPlatformMetrics(() => queue.depths());
+    const queue = new ObservedJobQueue(configuredQueue, metrics, log, tracing);
     const bus = await get<EventBus>(EVENT_BUS, true);
     const store = await get<Store>(STORE);
     if (store instanceof KnexStore && store.identityCache) {
@@ -208,6 +223,8 @@ export async function buildInfrastructure(
       commonPasswords: await get<CommonPasswordList>(COMMON_PASSWORD_LIST),
       queue,
       bus,
+      metrics,
+      tracing,
       blobs: await get<BlobStore>(BLOB_STORE),
       google: await get<OAuthIdentityProvider | null>(OAUTH_IDENTITY_PROVIDER),
       oidc: await get<OidcClient>(OIDC_CLIENT),
@@ -227,7 +244,10 @@ export async function buildInfrastructure(
         graphStore: await get<GraphStore>(GRAPH_STORE, true),
         graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
-      chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      chat: {
+        chatModel: await chatModelOf(await get<ChatModel>(CHAT_MODEL), tracing),
+        speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER),
+      },
       analytics,
       plugins,
       adapters: c,
@@ -237,4 +257,10 @@ export async function buildInfrastructure(
     await closeAll();
     throw e;
   }
+}
+
+/** The model router, with a `model.call` span per call when tracing. */
+async function chatModelOf(model: ChatModel, tracing: PlatformTracing | null): Promise<ChatModel> {
+  if (!tracing) return model;
+  return (await import('../adapters/opentelemetry/traced-chat-model')).tracedChatModel(model);
 }

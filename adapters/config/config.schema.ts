@@ -41,6 +41,12 @@ export const configSchema = {
     INTERNAL_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 16 },
     DEFAULT_CHAT_MODEL: { type: 'string', pattern: '^[^/]+/.+$' },
+    GRAPH_EXTRACTION_MODEL: {
+      type: 'string',
+      pattern: '^[^/]+/.+$',
+      description:
+        'Catalogue id of the chat model that extracts knowledge graphs (a knowledge base may name its own in settings.graphExtractionModel); unset: the offline extractor',
+    },
     MODEL_SYNC_URL: { type: 'string', format: 'uri', description: 'OpenRouter-style models listing' },
     INITIAL_CREDITS_USD: { type: 'number', minimum: 0, default: 5 },
     BILLING_MARGIN_MULTIPLIER: { type: 'number', minimum: 1, default: 1.2 },
@@ -146,6 +152,19 @@ export const configSchema = {
       description: 'A published agent built from the same handle within this many hours answers from-url at once',
     },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
+    METRICS_PORT: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 65535,
+      description: 'Gateway and worker roles: serve /metrics on this port (0.0.0.0); the api serves it on its own port',
+    },
+    OTEL_EXPORTER_OTLP_ENDPOINT: {
+      type: 'string',
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'OTLP/HTTP collector base URL (spans go to <url>/v1/traces as JSON); tracing is off when unset',
+    },
+    OTEL_SERVICE_NAME: { type: 'string', minLength: 1, default: 'agent-platform', description: 'service.name of exported spans' },
     ...securityConfigSchemaProperties,
   },
   allOf: [{ if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } }],

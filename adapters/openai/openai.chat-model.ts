@@ -143,6 +143,14 @@ export class OpenAiChatModel implements ChatModel {
             ...(request.toolChoice ? { tool_choice: toolChoiceParam(request.toolChoice) } : {}),
           }
         : {}),
+      ...(request.responseFormat
+        ? {
+            response_format: {
+              type: 'json_schema' as const,
+              json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: false },
+            },
+          }
+        : {}),
     };
   }
 }
