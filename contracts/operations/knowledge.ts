@@ -146,14 +146,29 @@ export const knowledgeOperations = [
     tags,
     auth: 'user',
     params: kbParams,
-    query: { type: 'object', properties: { webhookUrl: webhookUrlProperty } },
+    query: {
+      type: 'object',
+      properties: {
+        webhookUrl: webhookUrlProperty,
+        allowDuplicate: {
+          type: 'boolean',
+          default: false,
+          description: 'Store the file again even when the knowledge base already holds a document with the same bytes.',
+        },
+      },
+    },
     body: 'multipart',
     responses: {
+      '200': {
+        description:
+          'Duplicate: the knowledge base already holds a document with the same content (SHA-256 of the bytes); that document is returned and nothing is queued. Send allowDuplicate=true to store it again.',
+        schema: obj({ document: s.documentSchema, duplicate: { const: true }, message: { type: 'string' } }),
+      },
       '201': {
         description: 'Accepted, pending',
         schema: obj({ document: s.documentSchema, jobId: { type: 'string' }, message: { type: 'string' } }),
       },
-      ...errors(400, 401, 403, 404, 413, 415),
+      ...errors(400, 401, 403, 404, 413, 415, 422),
     },
   }),
   op({
