@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { activeOrganization } from '../identity/policy';
@@ -116,7 +118,7 @@ export async function uploadDocument(
   actor: Actor,
   knowledgeBaseId: string,
   file: UploadedFile,
-  options: { webhookUrl?: unknown } = {},
+  options: { webhookUrl?: unknown; allowDuplicate?: boolean } = {},
 ) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
   const webhookUrl = optionalWebhookUrl(options.webhookUrl);
@@ -126,6 +128,18 @@ export async function uploadDocument(
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
   const { mimeType } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  // The same bytes twice in one knowledge base: answer with the document already there (no second copy, no job).
+  const bytesHash = createHash('sha256').update(file.bytes).digest('hex');
+  if (!options.allowDuplicate) {
+    const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, bytesHash);
+    if (existing) {
+      return {
+        duplicate: true as const,
+        document: toDocumentView(existing),
+        message: 'This knowledge base already holds a document with the same content; send allowDuplicate=true to store it again',
+      };
+    }
+  }
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
   const jobId = deps.ids.uuid();
@@ -140,7 +154,7 @@ export async function uploadDocument(
     error: null,
     chunkCount: 0,
     blobKey: blobKeyFor({ organizationId: kb.organizationId, knowledgeBaseId: kb.id, id }, filename),
-    contentHash: null,
+    contentHash: bytesHash,
     sourceId: null,
     sourceItemKey: null,
     summary: null,
@@ -166,7 +180,7 @@ export async function uploadDocument(
     mimeType,
     bytes: file.bytes.length,
   });
-  return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
+  return { duplicate: false as const, document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
 export async function listDocuments(

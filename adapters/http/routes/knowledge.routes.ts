@@ -42,7 +42,11 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       await knowledgeBaseFor(d.store.repos, actor, ctx.params.id, 'edit');
       const file = await readMultipartFile(ctx.req, { maxBytes });
       const upload = { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes };
-      return ok(await uploadDocument(d, actor, ctx.params.id, upload, { webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl }), 201);
+      const { duplicate, ...result } = await uploadDocument(d, actor, ctx.params.id, upload, {
+        webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl,
+        allowDuplicate: ctx.query.allowDuplicate === true,
+      });
+      return duplicate ? ok({ ...result, duplicate }, 200) : ok(result, 201);
     },
     listDocuments: async (ctx) =>
       ok(await listDocuments(d, requireActor(ctx), ctx.params.id, { ...page(ctx.query), status: ctx.query.status })),
