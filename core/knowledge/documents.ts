@@ -113,12 +113,24 @@ export async function enqueueIngestion(
  * Checks size and type (extension, declared type and magic numbers) before anything is stored, keeps the
  * original in the blob store, records the document as `pending` and queues its processing.
  */
+const uploadHash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The document of this knowledge base already holding these exact bytes (an earlier upload), or null. The
+ * upload endpoint answers with it instead of storing a second copy, unless the caller allows duplicates.
+ */
+export async function findDuplicateUpload(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, bytes: Buffer) {
+  const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
+  const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, uploadHash(bytes));
+  return existing ? toDocumentView(existing) : null;
+}
+
 export async function uploadDocument(
   deps: KnowledgeDeps,
   actor: Actor,
   knowledgeBaseId: string,
   file: UploadedFile,
-  options: { webhookUrl?: unknown; allowDuplicate?: boolean } = {},
+  options: { webhookUrl?: unknown } = {},
 ) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
   const webhookUrl = optionalWebhookUrl(options.webhookUrl);
@@ -128,18 +140,7 @@ export async function uploadDocument(
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
   const { mimeType } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
-  // The same bytes twice in one knowledge base: answer with the document already there (no second copy, no job).
-  const bytesHash = createHash('sha256').update(file.bytes).digest('hex');
-  if (!options.allowDuplicate) {
-    const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, bytesHash);
-    if (existing) {
-      return {
-        duplicate: true as const,
-        document: toDocumentView(existing),
-        message: 'This knowledge base already holds a document with the same content; send allowDuplicate=true to store it again',
-      };
-    }
-  }
+  const bytesHash = uploadHash(file.bytes);
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
   const jobId = deps.ids.uuid();
@@ -180,7 +181,7 @@ export async function uploadDocument(
     mimeType,
     bytes: file.bytes.length,
   });
-  return { duplicate: false as const, document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
+  return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
 export async function listDocuments(
