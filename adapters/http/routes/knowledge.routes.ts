@@ -51,7 +51,7 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       const file = await readMultipartFile(ctx.req, { maxBytes });
       const upload = { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes };
       if (ctx.query.allowDuplicate !== true) {
-        const existing = await findDuplicateUpload(d, actor, ctx.params.id, file.bytes);
+        const existing = await findDuplicateUpload(d, actor, ctx.params.id, upload);
         const message = 'This knowledge base already holds a document with the same content; send allowDuplicate=true to store it again';
         if (existing) return ok({ document: existing, duplicate: true, message }, 200);
       }
