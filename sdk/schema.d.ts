@@ -7368,6 +7368,7 @@ export interface operations {
                      *           "promptPricePerToken": 0,
                      *           "completionPricePerToken": 0,
                      *           "isActive": true,
+                     *           "available": true,
                      *           "isFree": true,
                      *           "capabilities": {},
                      *           "recommendationScore": 0,
@@ -7387,7 +7388,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7443,6 +7447,7 @@ export interface operations {
                      *           "promptPricePerToken": 0,
                      *           "completionPricePerToken": 0,
                      *           "isActive": true,
+                     *           "available": true,
                      *           "isFree": true,
                      *           "capabilities": {},
                      *           "recommendationScore": 0,
@@ -7462,7 +7467,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7521,6 +7529,7 @@ export interface operations {
                      *           "promptPricePerToken": 0,
                      *           "completionPricePerToken": 0,
                      *           "isActive": true,
+                     *           "available": true,
                      *           "isFree": true,
                      *           "capabilities": {},
                      *           "recommendationScore": 0,
@@ -7541,7 +7550,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7601,6 +7613,7 @@ export interface operations {
                      *           "promptPricePerToken": 0,
                      *           "completionPricePerToken": 0,
                      *           "isActive": true,
+                     *           "available": true,
                      *           "isFree": true,
                      *           "capabilities": {},
                      *           "recommendationScore": 0,
@@ -7621,7 +7634,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7681,6 +7697,7 @@ export interface operations {
                      *           "promptPricePerToken": 0,
                      *           "completionPricePerToken": 0,
                      *           "isActive": true,
+                     *           "available": true,
                      *           "isFree": true,
                      *           "capabilities": {},
                      *           "recommendationScore": 0,
@@ -7701,7 +7718,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7760,6 +7780,7 @@ export interface operations {
                      *         "promptPricePerToken": 0,
                      *         "completionPricePerToken": 0,
                      *         "isActive": true,
+                     *         "available": true,
                      *         "isFree": true,
                      *         "capabilities": {},
                      *         "recommendationScore": 0,
@@ -7777,7 +7798,10 @@ export interface operations {
                             contextLength: number;
                             promptPricePerToken: number;
                             completionPricePerToken: number;
+                            /** @description Listed in the catalogue (not retired by a model sync). */
                             isActive: boolean;
+                            /** @description Usable now: active and, for a chat model, served by a configured provider. Agents can only be given available models (400 MODEL_NOT_AVAILABLE otherwise). */
+                            available: boolean;
                             isFree: boolean;
                             capabilities: Record<string, never>;
                             recommendationScore: number;
@@ -7848,6 +7872,7 @@ export interface operations {
                      *         "valid": true,
                      *         "exists": true,
                      *         "isActive": true,
+                     *         "available": true,
                      *         "supportsChat": true,
                      *         "issues": [
                      *           "string"
@@ -7863,6 +7888,7 @@ export interface operations {
                             valid?: boolean;
                             exists?: boolean;
                             isActive?: boolean;
+                            available?: boolean;
                             supportsChat?: boolean;
                             issues?: string[];
                         };

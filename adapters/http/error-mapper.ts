@@ -10,6 +10,7 @@ export interface ErrorBody {
 /** The only place where domain error codes become HTTP statuses and the spec's error strings (section 7). */
 const table: Record<ErrorCode, [number, string]> = {
   VALIDATION: [400, 'Validation Error'],
+  MODEL_NOT_AVAILABLE: [400, 'Validation Error'],
   AUTHENTICATION_FAILED: [401, 'Authentication Failed'],
   MISSING_AUTHORIZATION: [401, 'Missing or invalid authorization header'],
   FORBIDDEN: [403, 'Forbidden'],

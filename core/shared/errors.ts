@@ -4,6 +4,7 @@
  */
 export type ErrorCode =
   | 'VALIDATION'
+  | 'MODEL_NOT_AVAILABLE'
   | 'AUTHENTICATION_FAILED'
   | 'MISSING_AUTHORIZATION'
   | 'FORBIDDEN'
