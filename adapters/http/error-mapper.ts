@@ -23,6 +23,7 @@ const table: Record<ErrorCode, [number, string]> = {
   INSUFFICIENT_CREDITS: [402, 'insufficient_credits'],
   RATE_LIMITED: [429, 'rate limited'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  NO_MODEL_FOR_FILE_TYPE: [422, 'Unprocessable Entity'],
   PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
   NOT_CONFIGURED: [404, 'Not Found'],
   UPSTREAM_FAILED: [502, 'Bad Gateway'],

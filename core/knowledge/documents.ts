@@ -121,6 +121,8 @@ function checkUpload(deps: KnowledgeDeps, file: UploadedFile) {
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
   const { mimeType, kind } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const missing = deps.loader.missingModelFor?.(kind);
+  if (missing) throw new DomainError('NO_MODEL_FOR_FILE_TYPE', missing, { kind, mimeType });
   return { filename, mimeType, kind };
 }
 
