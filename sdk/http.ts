@@ -102,6 +102,13 @@ export class Http {
     return response;
   }
 
+  /** Untyped JSON call (same session and errors); prefer the generated client (`PlatformClient.api`). */
+  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.raw(method, path, options);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
   private authorize(request: Request): Request {
     const session = this.sessions.load();
     if (session) request.headers.set('authorization', `Bearer ${session.accessToken}`);

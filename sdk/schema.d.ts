@@ -1976,8 +1976,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}
-         * @description Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}
+         * Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}, visitor messages written during a takeover heldForOperator; takeover is the conversation's current takeover (null when the agent answers)
+         * @description Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}, visitor messages written during a takeover heldForOperator; takeover is the conversation's current takeover (null when the agent answers)
          */
         get: operations["listAgentConversationMessages"];
         put?: never;
@@ -2250,8 +2250,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events
-         * @description A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events
+         * A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events. conversation.takeover pauses the agent in that conversation on every surface (public lane, widget, channels, authenticated chat): visitor messages are saved for the operator (heldForOperator on the inbox messages) with no model call, no billing event and no channel reply, and chat answers carry operatorTakeover: true; conversation.released hands it back to the agent. The operator inbox item shows the takeover.
+         * @description A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events. conversation.takeover pauses the agent in that conversation on every surface (public lane, widget, channels, authenticated chat): visitor messages are saved for the operator (heldForOperator on the inbox messages) with no model call, no billing event and no channel reply, and chat answers carry operatorTakeover: true; conversation.released hands it back to the agent. The operator inbox item shows the takeover.
          */
         post: operations["publishOperatorEvent"];
         delete?: never;
@@ -3449,7 +3449,8 @@ export interface components {
          *       "voice": {
          *         "audioBase64": "string",
          *         "mimeType": "string"
-         *       }
+         *       },
+         *       "operatorTakeover": true
          *     }
          */
         ChatResponse: {
@@ -3468,6 +3469,11 @@ export interface components {
                 audioBase64?: string;
                 mimeType?: string;
             } | null;
+            /**
+             * @description Present (true) only when an operator has taken the conversation over (operator event conversation.takeover): the message was saved for the operator, the agent did not answer (empty response, no sources, zero usage, no billing event; messageId is the saved user message) until conversation.released. In a stream it is on the done frame, with no token frames.
+             * @enum {boolean}
+             */
+            operatorTakeover?: true;
         };
         /**
          * @example {
@@ -3535,6 +3541,12 @@ export interface components {
          *       "contactId": "string",
          *       "title": "string",
          *       "messageCount": 0,
+         *       "takeover": {
+         *         "operator": {
+         *           "displayName": "string"
+         *         },
+         *         "since": "string"
+         *       },
          *       "createdAt": "string",
          *       "updatedAt": "string"
          *     }
@@ -3548,6 +3560,7 @@ export interface components {
             contactId: string | null;
             title: string | null;
             messageCount: number;
+            takeover: components["schemas"]["Takeover"];
             createdAt: string;
             updatedAt: string;
         };
@@ -3574,7 +3587,8 @@ export interface components {
          *       "createdAt": "string",
          *       "operator": {
          *         "displayName": "string"
-         *       }
+         *       },
+         *       "heldForOperator": true
          *     }
          */
         InboxMessage: {
@@ -3591,6 +3605,11 @@ export interface components {
             operator?: {
                 displayName?: string;
             };
+            /**
+             * @description Present (true) on a user message written during a takeover: the agent did not answer it
+             * @enum {boolean}
+             */
+            heldForOperator?: true;
         };
         /**
          * @example {
@@ -3652,6 +3671,21 @@ export interface components {
             documentTitle: string;
             knowledgeBaseId: string;
         };
+        /**
+         * @description Set while an operator has taken the conversation over (the agent does not answer; visitor messages wait for the operator); null otherwise
+         * @example {
+         *       "operator": {
+         *         "displayName": "string"
+         *       },
+         *       "since": "string"
+         *     }
+         */
+        Takeover: {
+            operator: {
+                displayName?: string;
+            };
+            since: string;
+        } | null;
         /**
          * @example {
          *       "variables": {},
@@ -16582,7 +16616,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId"}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced. */
+            /** @description JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId", "operatorTakeover"?}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16610,7 +16644,8 @@ export interface operations {
                      *       "voice": {
                      *         "audioBase64": "string",
                      *         "mimeType": "string"
-                     *       }
+                     *       },
+                     *       "operatorTakeover": true
                      *     }
                      */
                     "application/json": components["schemas"]["ChatResponse"];
@@ -16786,7 +16821,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId"}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced. */
+            /** @description JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId", "operatorTakeover"?}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -16814,7 +16849,8 @@ export interface operations {
                      *       "voice": {
                      *         "audioBase64": "string",
                      *         "mimeType": "string"
-                     *       }
+                     *       },
+                     *       "operatorTakeover": true
                      *     }
                      */
                     "application/json": components["schemas"]["ChatResponse"];
@@ -16997,6 +17033,12 @@ export interface operations {
                      *           "contactId": "string",
                      *           "title": "string",
                      *           "messageCount": 0,
+                     *           "takeover": {
+                     *             "operator": {
+                     *               "displayName": "string"
+                     *             },
+                     *             "since": "string"
+                     *           },
                      *           "createdAt": "string",
                      *           "updatedAt": "string"
                      *         }
@@ -17590,13 +17632,21 @@ export interface operations {
                      *           "createdAt": "string",
                      *           "operator": {
                      *             "displayName": "string"
-                     *           }
+                     *           },
+                     *           "heldForOperator": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "takeover": {
+                     *         "operator": {
+                     *           "displayName": "string"
+                     *         },
+                     *         "since": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
                         messages: components["schemas"]["InboxMessage"][];
+                        takeover: components["schemas"]["Takeover"];
                     };
                 };
             };
@@ -18991,7 +19041,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId"}` (no sources on the public surface); an error after the stream started is a final `data: {"error", "message", "code"}` frame. */
+            /** @description JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId", "operatorTakeover"?}` (no sources on the public surface; operatorTakeover as in the JSON answer); an error after the stream started is a final `data: {"error", "message", "code"}` frame. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -19006,7 +19056,8 @@ export interface operations {
                      *         "completionTokens": 0,
                      *         "totalTokens": 0,
                      *         "cost": 0
-                     *       }
+                     *       },
+                     *       "operatorTakeover": true
                      *     }
                      */
                     "application/json": {
@@ -19014,6 +19065,11 @@ export interface operations {
                         /** Format: uuid */
                         conversationId: string;
                         usage: components["schemas"]["Usage"];
+                        /**
+                         * @description Present (true) only when an operator has taken the conversation over (operator event conversation.takeover): the message was saved for the operator, the agent did not answer (empty response, no sources, zero usage, no billing event; messageId is the saved user message) until conversation.released. In a stream it is on the done frame, with no token frames.
+                         * @enum {boolean}
+                         */
+                        operatorTakeover?: true;
                     };
                 };
             };
