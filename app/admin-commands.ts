@@ -5,7 +5,6 @@
  */
 import { parseArgs } from 'node:util';
 
-import { InProcessJobQueue } from '../adapters/memory/in-process.job-queue';
 import { topUp } from '../core/billing/billing';
 import { ensureSuperadmin } from '../core/identity/superadmin';
 import { isTerminal } from '../core/jobs/job';
@@ -75,7 +74,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
     options: { 'knowledge-base': { description: 'knowledge base id', required: true } },
     async run({ infra, services, options, out }) {
       // An in-process queue lives in this process: run the jobs here before exiting, or they would be lost.
-      const local = infra.queue instanceof InProcessJobQueue ? await startWorkers(createContainer(infra)) : null;
+      const local = infra.queue.id === 'in-process' ? await startWorkers(createContainer(infra)) : null;
       try {
         const r = await reindexKnowledgeBase(services.knowledge, options['knowledge-base']!);
         out(`queued ${r.queued.length} document(s) of knowledge base ${r.knowledgeBaseId}; ${r.skipped} already pending or processing`);
