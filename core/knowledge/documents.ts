@@ -125,7 +125,7 @@ export async function uploadDocument(
   }
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
-  const { mimeType } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const { mimeType } = await deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
   const jobId = deps.ids.uuid();
@@ -252,7 +252,7 @@ export async function extractText(deps: KnowledgeDeps, actor: Actor, file: Uploa
   }
   const filename = safeFilename(file.filename);
   const input = { bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType };
-  const { kind } = deps.loader.detect(input);
+  const { kind } = await deps.loader.detect(input);
   try {
     const loaded = await deps.loader.load(input);
     return {
