@@ -6,9 +6,9 @@ import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
-import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
+import { GOOGLE_RELYING_PARTY } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER, type PasswordHasher } from '../core/identity/password-hasher';
-import { OIDC_CLIENT, type OidcClient } from '../core/identity/sso/oidc-client';
+import { OIDC_CLIENT, type OidcClient, type OidcRelyingParty } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER, type TokenSigner } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE, type ModelListingSource } from '../core/models/model';
 import { BLOB_STORE, type BlobStore } from '../core/ports/blob-store';
@@ -93,8 +93,9 @@ export interface Infrastructure {
   queue: JobQueue;
   bus: EventBus;
   blobs: BlobStore;
-  google: OAuthIdentityProvider | null;
-  /** OpenID Connect relying party for the providers administrators configure. */
+  /** The Google preset of OpenID Connect sign-in (GOOGLE_* settings), null when not configured. */
+  google: OidcRelyingParty | null;
+  /** OpenID Connect relying party for the providers administrators configure and for Google. */
   oidc: OidcClient;
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
@@ -115,7 +116,6 @@ export interface InfrastructureOverrides {
   passwords?: PasswordHasher;
   /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
   nonces?: NonceRegistry;
-  google?: OAuthIdentityProvider | null;
   /** Tests: an OpenID Connect client with other cache timings. */
   oidc?: OidcClient;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
@@ -137,7 +137,6 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   const add = (token: symbol, value: unknown) => value !== undefined && out.push([token, value]);
   add(PASSWORD_HASHER, o.passwords);
   add(NONCE_REGISTRY, o.nonces);
-  add(OAUTH_IDENTITY_PROVIDER, o.google);
   add(OIDC_CLIENT, o.oidc);
   add(EMBEDDINGS, o.knowledge?.embedder);
   add(RERANKER, o.knowledge?.reranker);
@@ -207,7 +206,7 @@ export async function buildInfrastructure(
       queue,
       bus,
       blobs: await get<BlobStore>(BLOB_STORE),
-      google: await get<OAuthIdentityProvider | null>(OAUTH_IDENTITY_PROVIDER),
+      google: await get<OidcRelyingParty | null>(GOOGLE_RELYING_PARTY),
       oidc: await get<OidcClient>(OIDC_CLIENT),
       modelListing: await get<ModelListingSource | null>(MODEL_LISTING_SOURCE),
       knowledge: {

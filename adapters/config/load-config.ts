@@ -162,9 +162,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
       ? {
           clientId: raw.GOOGLE_CLIENT_ID as string,
           clientSecret: raw.GOOGLE_CLIENT_SECRET as string,
-          authUrl: raw.GOOGLE_AUTH_URL as string,
-          tokenUrl: raw.GOOGLE_TOKEN_URL as string,
-          userInfoUrl: raw.GOOGLE_USERINFO_URL as string,
+          issuerUrl: raw.GOOGLE_ISSUER_URL as string,
         }
       : undefined,
     superadminEmails: list(raw.SUPERADMIN_EMAILS).map((e) => e.toLowerCase()),

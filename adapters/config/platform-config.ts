@@ -28,7 +28,8 @@ export interface PlatformConfig {
     uploadsPerIpPerMinute: number;
     attachmentMaxBytes: number;
   };
-  google?: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userInfoUrl: string };
+  /** Google sign-in, the `google` preset of OpenID Connect sign-in. */
+  google?: { clientId: string; clientSecret: string; issuerUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];
   /** Extra CA certificates (PEM file) trusted for outbound HTTPS. */
