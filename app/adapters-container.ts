@@ -16,6 +16,7 @@ import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
+import { ExternalIssuerTokenVerifier } from '../adapters/crypto/external-issuer.token-verifier';
 import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
@@ -26,6 +27,7 @@ import { SystemClock } from '../adapters/system/system.clock';
 import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
 import { graphSearchOver } from '../core/graph/graph-query';
 import { offlineGraphExtractor } from '../core/graph/offline-extractor';
+import { EXTERNAL_TOKEN_VERIFIER } from '../core/identity/external-token';
 import { GOOGLE_RELYING_PARTY, googleRelyingParty } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
 import { OIDC_CLIENT } from '../core/identity/sso/oidc-client';
@@ -69,6 +71,8 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(GOOGLE_RELYING_PARTY).toConstantValue(config.google ? googleRelyingParty(config.google) : null);
   c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
+  const externalJwt = config.gateway.externalJwt;
+  c.bind(EXTERNAL_TOKEN_VERIFIER).toConstantValue(externalJwt ? new ExternalIssuerTokenVerifier(externalJwt) : null);
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(
     new SsrfGuardedFetcher({

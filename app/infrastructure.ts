@@ -6,6 +6,7 @@ import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
+import { EXTERNAL_TOKEN_VERIFIER, type ExternalTokenVerifier } from '../core/identity/external-token';
 import { GOOGLE_RELYING_PARTY } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER, type PasswordHasher } from '../core/identity/password-hasher';
 import { OIDC_CLIENT, type OidcClient, type OidcRelyingParty } from '../core/identity/sso/oidc-client';
@@ -97,6 +98,8 @@ export interface Infrastructure {
   google: OidcRelyingParty | null;
   /** OpenID Connect relying party for the providers administrators configure and for Google. */
   oidc: OidcClient;
+  /** Bearer tokens of the configured external issuer (EXTERNAL_JWT_*), null when off. */
+  externalTokens: ExternalTokenVerifier | null;
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
@@ -118,6 +121,8 @@ export interface InfrastructureOverrides {
   nonces?: NonceRegistry;
   /** Tests: an OpenID Connect client with other cache timings. */
   oidc?: OidcClient;
+  /** Tests: an external-issuer verifier with other JWKS timings. */
+  externalTokens?: ExternalTokenVerifier | null;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
   knowledge?: {
     embedder?: Embeddings;
@@ -138,6 +143,7 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   add(PASSWORD_HASHER, o.passwords);
   add(NONCE_REGISTRY, o.nonces);
   add(OIDC_CLIENT, o.oidc);
+  add(EXTERNAL_TOKEN_VERIFIER, o.externalTokens);
   add(EMBEDDINGS, o.knowledge?.embedder);
   add(RERANKER, o.knowledge?.reranker);
   add(TRANSCRIBER, o.knowledge?.transcriber);
@@ -208,6 +214,7 @@ export async function buildInfrastructure(
       blobs: await get<BlobStore>(BLOB_STORE),
       google: await get<OidcRelyingParty | null>(GOOGLE_RELYING_PARTY),
       oidc: await get<OidcClient>(OIDC_CLIENT),
+      externalTokens: await get<ExternalTokenVerifier | null>(EXTERNAL_TOKEN_VERIFIER),
       modelListing: await get<ModelListingSource | null>(MODEL_LISTING_SOURCE),
       knowledge: {
         vectorIndex,

@@ -80,6 +80,19 @@ export const configSchema = {
       default: 'https://accounts.google.com',
       description: 'Issuer whose discovery document Google sign-in uses (tests: a local provider)',
     },
+    EXTERNAL_JWT_ISSUER: {
+      type: 'string',
+      format: 'uri',
+      description: 'Off when unset. Issuer whose RS256/ES256 bearer tokens the gateway also accepts, mapped to a platform user by email',
+    },
+    EXTERNAL_JWT_AUDIENCE: { type: 'string', minLength: 1, description: 'Audience those tokens must carry (required with the issuer)' },
+    EXTERNAL_JWT_JWKS_URL: { type: 'string', format: 'uri', description: "The issuer's JWKS; default: jwks_uri of its discovery document" },
+    EXTERNAL_JWT_EMAIL_CLAIM: {
+      type: 'string',
+      minLength: 1,
+      default: 'email',
+      description: 'Claim holding the email of the platform user',
+    },
     PUBLIC_URL: { type: 'string', format: 'uri', description: 'Base URL users reach the gateway at' },
     APP_URL: { type: 'string', format: 'uri', description: 'Front-end URL that receives sign-in redirects' },
     SUPERADMIN_EMAILS: { type: 'string', default: '', description: 'Comma-separated emails that get platformRole superadmin' },
@@ -131,5 +144,8 @@ export const configSchema = {
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
     ...securityConfigSchemaProperties,
   },
-  allOf: [{ if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } }],
+  allOf: [
+    { if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } },
+    { if: { required: ['EXTERNAL_JWT_ISSUER'] }, then: { required: ['EXTERNAL_JWT_AUDIENCE'] } },
+  ],
 } as const;

@@ -9,6 +9,8 @@ export interface PlatformConfig {
     port: number;
     trustProxy: boolean;
     limits: { perIp: { limit: number; windowSeconds: number }; perPrincipal: { limit: number; windowSeconds: number } };
+    /** Bearer tokens of an external issuer accepted besides the platform's own (off when absent). */
+    externalJwt?: { issuer: string; audience: string; jwksUrl?: string; emailClaim: string };
   };
   api: { host: string; port: number; url?: string };
   publicUrl: string;
