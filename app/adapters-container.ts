@@ -72,7 +72,9 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(GOOGLE_RELYING_PARTY).toConstantValue(config.google ? googleRelyingParty(config.google) : null);
   c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
   const externalJwt = config.gateway.externalJwt;
-  c.bind(EXTERNAL_TOKEN_VERIFIER).toConstantValue(externalJwt ? new ExternalIssuerTokenVerifier(externalJwt) : null);
+  c.bind(EXTERNAL_TOKEN_VERIFIER)
+    .toDynamicValue((ctx) => (externalJwt ? new ExternalIssuerTokenVerifier({ ...externalJwt, clock: ctx.get<Clock>(CLOCK) }) : null))
+    .inSingletonScope();
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(
     new SsrfGuardedFetcher({

@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 
 import type { ExternalTokenSubject, ExternalTokenVerifier } from '../../core/identity/external-token';
+import type { Clock } from '../../core/ports/clock';
 import { DomainError } from '../../core/shared/errors';
 
 export interface ExternalIssuerOptions {
@@ -21,6 +22,8 @@ export interface ExternalIssuerOptions {
   clockToleranceSeconds?: number;
   /** Injectable transport for discovery (tests); defaults to global fetch. */
   fetch?: typeof fetch;
+  /** The platform's clock, for expiry (defaults to the system time). */
+  clock?: Clock;
 }
 
 /** Asymmetric only: a shared-secret (HS256, e.g. signed with the public key) or unsigned token never passes. */
@@ -42,8 +45,11 @@ function secureUrl(value: string, key: string): URL {
 }
 
 /** Fetch failures and timeouts of the JWKS: the issuer is unreachable, which is not the token's fault. */
-const unreachable = (err: unknown) =>
-  err instanceof errors.JWKSTimeout || (err instanceof TypeError && /fetch/i.test(err.message)) || (err as Error)?.name === 'AbortError';
+const unreachable = (err: unknown) => {
+  const name = (err as Error | undefined)?.name;
+  // by name: fetch's TypeError may come from another realm (a test VM), where instanceof fails
+  return err instanceof errors.JWKSTimeout || name === 'TypeError' || name === 'AbortError' || name === 'TimeoutError';
+};
 
 /**
  * Bearer tokens of an external OpenID Connect issuer, verified with `jose`: RS256/ES256 signature against the
@@ -78,6 +84,7 @@ export class ExternalIssuerTokenVerifier implements ExternalTokenVerifier {
         audience: this.options.audience,
         requiredClaims: ['exp'],
         clockTolerance: this.options.clockToleranceSeconds ?? 30,
+        ...(this.options.clock ? { currentDate: this.options.clock.now() } : {}),
       });
       const email = payload[this.emailClaim];
       const verified = payload.email_verified;
