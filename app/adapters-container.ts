@@ -11,12 +11,12 @@ import { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { Argon2idPasswordHasher } from '../adapters/crypto/argon2id.password-hasher';
+import { ExternalIssuerTokenVerifier } from '../adapters/crypto/external-issuer.token-verifier';
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
-import { ExternalIssuerTokenVerifier } from '../adapters/crypto/external-issuer.token-verifier';
 import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';

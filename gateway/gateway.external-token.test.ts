@@ -29,14 +29,13 @@ beforeAll(async () => {
   await issuer.start();
   key = await issuer.newKey('RS256', 'k1');
   issuer.published = [key];
-  let live: ExternalIssuerTokenVerifier | undefined;
+  const live = new ExternalIssuerTokenVerifier({ issuer: issuer.url, audience: AUDIENCE, clock: { now: () => fx.clock.now() } });
   fx = await startGatewayFixture({
     externalAccessClaims: async (token) => {
-      const verifier = issuerDown ? new ExternalIssuerTokenVerifier({ issuer: 'http://127.0.0.1:1', audience: AUDIENCE }) : live!;
+      const verifier = issuerDown ? new ExternalIssuerTokenVerifier({ issuer: 'http://127.0.0.1:1', audience: AUDIENCE }) : live;
       return externalAccessClaims(repos, verifier, token, fx.clock.now());
     },
   });
-  live = new ExternalIssuerTokenVerifier({ issuer: issuer.url, audience: AUDIENCE, clock: fx.clock });
 });
 afterAll(async () => {
   await fx.close();
