@@ -64,7 +64,9 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   const c = new Container();
   c.bind(CLOCK).toConstantValue(new SystemClock());
   c.bind(ID_GENERATOR).toConstantValue(new CryptoIdGenerator());
-  c.bind(STORE).toConstantValue(new KnexStore(context.db.knex, { identityCache: identityCacheFor(config) }));
+  c.bind(STORE).toConstantValue(
+    new KnexStore(context.db.knex, { identityCache: identityCacheFor(config), cursors: context.db.kind === 'postgres' }),
+  );
   c.bind(TOKEN_SIGNER)
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();

@@ -115,6 +115,8 @@ export interface Infrastructure {
 export interface InfrastructureOverrides {
   /** Tests: in-memory PGlite. */
   memoryDatabase?: boolean;
+  /** Tests: a database another platform opened (two replicas on one store); it stays open when this one closes. */
+  database?: Database;
   /** Tests: cheaper password hashing. */
   passwords?: PasswordHasher;
   /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
@@ -170,8 +172,8 @@ export async function buildInfrastructure(
 ): Promise<Infrastructure> {
   // Plugins first: one that breaks its contract fails boot before anything is opened.
   const plugins = createPluginRegistries({ ...pluginOptions(config.settings), secrets: (name) => secretOf(config, name) });
-  const db = await openDatabase({ ...databaseOptions(config), memory: overrides.memoryDatabase });
-  const closers: Closable[] = [db];
+  const db = overrides.database ?? (await openDatabase({ ...databaseOptions(config), memory: overrides.memoryDatabase }));
+  const closers: Closable[] = overrides.database ? [] : [db];
   const closeAll = async () => {
     for (const c of closers) await c.close().catch((e) => log('warn', 'error while closing', e));
   };

@@ -1,8 +1,11 @@
+import type { AddressInfo } from 'node:net';
+
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createIdentityHandoff } from '../core/identity/identity-handoff';
 import { createContainer } from './container';
+import { startEmailListener } from './email-listener';
 import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';
 import { createLogger } from './logger';
 import { startApi, startGateway, startWorkers } from './roles';
@@ -15,6 +18,8 @@ export interface RunningPlatform {
   /** The composition root of this process (tests reach the store and the configuration through it). */
   container: Container;
   infrastructure: Infrastructure;
+  /** The inbound SMTP listener's address when EMAIL_SMTP_PORT is set. */
+  smtpAddress: AddressInfo | null;
   close(): Promise<void>;
 }
 
@@ -37,6 +42,7 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
   let api: Awaited<ReturnType<typeof startApi>>;
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   let workers: Awaited<ReturnType<typeof startWorkers>>;
+  let smtp: Awaited<ReturnType<typeof startEmailListener>> = null;
   try {
     const identities = createIdentityHandoff();
     api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1', identities);
@@ -48,6 +54,8 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
     settings.publicUrl = withBoundPort(settings.publicUrl, gateway.address.port);
     settings.appUrl = withBoundPort(settings.appUrl, gateway.address.port);
     workers = await startWorkers(container);
+    started.unshift(workers);
+    smtp = await startEmailListener(container);
   } catch (e) {
     // A port in use or a failing consumer must not leave the store and the other listeners open.
     for (const s of started) await s.close().catch(() => undefined);
@@ -60,7 +68,9 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
     apiUrl: `http://127.0.0.1:${api.address.port}`,
     container,
     infrastructure: infra,
+    smtpAddress: smtp?.address ?? null,
     close: async () => {
+      await smtp?.close();
       await gateway.close();
       await api.close();
       await workers.close();

@@ -1,38 +1,84 @@
 /**
- * Contacts at 100k on the embedded store (PGlite): CSV export throughput and memory, and list-with-search
- * latency, each next to a same-run baseline.
+ * Contacts at 100k: CSV export throughput and memory, and list-with-search latency, each next to a same-run
+ * baseline.
  *
- *   npx tsx bench/contacts.bench.ts        writes bench/results/contacts.json  (CONTACTS_N=20000 for a quick run)
+ *   npx tsx bench/contacts.bench.ts        writes bench/results/contacts.json (embedded PGlite store)
+ *   CONTACTS_N=20000                       a quick run at a smaller size
+ *   CONTACTS_ONLY=export | search          only one part (the other is left out of the result)
+ *   CONTACTS_STORE=postgres                the real Postgres server of this machine (a scratch database, dropped
+ *                                          afterwards; the export then reads through a server-side cursor);
+ *                                          writes bench/results/contacts-postgres.json
  *
- * - export: rows/s and peak RSS growth of the streamed export use case (keyset batches -> CSV chunks, consumed
- *   and dropped as a socket would) vs one plain `SELECT * FROM contacts` formatted to CSV in one string;
+ * - export: rows/s and peak RSS growth of the export as the HTTP route runs it (use case -> repository rows ->
+ *   csv-stringify -> a writable that drains asynchronously, as a socket does) vs one plain `SELECT` of the same
+ *   rows formatted to one CSV string;
  * - search: p50/p95 of the list use case with `search` (the count and the page with aggregates) vs the raw
  *   ILIKE query on the same table returning 20 rows.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
+import { stringify } from 'csv-stringify/sync';
+import pg from 'pg';
+
+import { writeCsv } from '../adapters/http/csv-stream';
 import { libphonenumberIdentifiers } from '../adapters/libphonenumber/identifiers';
 import { openDatabase } from '../adapters/postgres/database';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import type { ContactDeps } from '../core/contacts/contact-deps';
-import { contactCsv, csvLine } from '../core/contacts/contact-export';
+import { contactExport } from '../core/contacts/contact-export';
 
 const N = Number(process.env.CONTACTS_N ?? 100_000);
+const ONLY = process.env.CONTACTS_ONLY;
+const STORE = process.env.CONTACTS_STORE === 'postgres' ? 'postgres' : 'embedded';
 const KEYS = 10;
 const SEARCHES = 40;
+const NAMES = ['Ada', 'Grace', 'Alan', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'John'];
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const mb = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
 
+const PG_ADMIN = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** A scratch database on the machine's Postgres, dropped afterwards. */
+async function scratchDatabase() {
+  const name = `ap_bench_contacts_${randomUUID().slice(0, 8)}`;
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/** A sink that drops what it gets one event-loop turn later, as a socket drains: backpressure is real. */
+function socketLikeSink(onChunk: (bytes: number) => void): Writable {
+  return new Writable({
+    highWaterMark: 64 * 1024,
+    write(chunk: Buffer, _encoding, done) {
+      onChunk(chunk.length);
+      setImmediate(done);
+    },
+  });
+}
+
 async function main() {
-  const db = await openDatabase({ memory: true });
+  const scratch = STORE === 'postgres' ? await scratchDatabase() : null;
+  const db = await openDatabase(scratch ? { url: scratch.url } : { memory: true });
   await migrate(db.knex, [relationalMigrations]);
-  const store = new KnexStore(db.knex);
+  const store = new KnexStore(db.knex, { cursors: db.kind === 'postgres' });
   const org = randomUUID();
   await db.knex('organizations').insert({
     id: org,
@@ -43,28 +89,18 @@ async function main() {
     plan_knowledge_bases: 25,
     created_at: new Date(),
   });
-  const names = ['Ada', 'Grace', 'Alan', 'Linus', 'Barbara', 'Ken', 'Margaret', 'Dennis', 'Frances', 'John'];
   const t0 = Date.now();
-  for (let i = 0; i < N; i += 1000) {
-    const rows = Array.from({ length: Math.min(1000, N - i) }, (_, j) => {
-      const n = i + j;
-      const attributes = Object.fromEntries(Array.from({ length: KEYS }, (_, k) => [`attr_${k}`, `value ${n % 97} ${k}`]));
-      return {
-        id: randomUUID(),
-        organization_id: org,
-        display_name: `${names[n % 10]} Person${n}`,
-        display_name_source: 'extraction',
-        primary_email: `person${n}@example.com`,
-        primary_phone: `+4915${String(100000000 + n)}`,
-        source_channel: 'web',
-        status: 'new',
-        attributes: JSON.stringify(attributes),
-        first_seen_at: new Date(1_700_000_000_000 + n * 1000),
-        last_seen_at: new Date(1_700_000_000_000 + n * 1000),
-      };
-    });
-    await db.knex('contacts').insert(rows);
-  }
+  // Seeded in the database (same values row for row as a client-side loop would write, much faster).
+  await db.knex.raw(
+    `insert into contacts (id, organization_id, display_name, display_name_source, primary_email, primary_phone, source_channel,
+       status, attributes, first_seen_at, last_seen_at)
+     select gen_random_uuid(), ?, (?::text[])[n % 10 + 1] || ' Person' || n, 'extraction', 'person' || n || '@example.com',
+       '+4915' || (100000000 + n), 'web', 'new',
+       (select jsonb_object_agg('attr_' || k, 'value ' || (n % 97) || ' ' || k) from generate_series(0, ${KEYS - 1}) k),
+       to_timestamp(1700000000 + n), to_timestamp(1700000000 + n)
+     from generate_series(0, ? - 1) n`,
+    [org, NAMES, N],
+  );
   await db.knex.raw('analyze contacts');
   const seedMs = Date.now() - t0;
   const deps = {
@@ -74,54 +110,41 @@ async function main() {
     identifiers: libphonenumberIdentifiers(),
   } as unknown as ContactDeps;
 
-  // Export through the use case, chunks dropped as they would be written to a socket.
-  global.gc?.();
-  const rss0 = process.memoryUsage().rss;
-  let peak = rss0;
-  let bytes = 0;
-  let t = Date.now();
-  for await (const chunk of contactCsv(deps, org, {})) {
-    bytes += chunk.length;
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }
-  const exportMs = Date.now() - t;
-  // Baseline: one plain query, formatted to one CSV string.
-  global.gc?.();
-  const rssB = process.memoryUsage().rss;
-  t = Date.now();
-  const all = await db.knex('contacts').where({ organization_id: org }).orderBy('id');
-  let csv = '';
-  for (const r of all)
-    csv += csvLine([r.id, r.organization_id, r.display_name, r.primary_phone, r.primary_email, r.status, JSON.stringify(r.attributes)]);
-  const baselineMs = Date.now() - t;
-  const baselinePeak = process.memoryUsage().rss;
-
-  const list = async (search: string) => {
-    const s = Date.now();
-    await store.repos.contacts.list({ organizationId: org, search }, { limit: 20, offset: 0 });
-    return Date.now() - s;
-  };
-  const raw = async (search: string) => {
-    const s = Date.now();
-    await db.knex.raw(
-      `select * from contacts where organization_id = ? and (lower(display_name) like ? or primary_email like ? or primary_phone like ?) order by last_seen_at desc limit 20`,
-      [org, `%${search}%`, `%${search}%`, `%${search}%`],
-    );
-    return Date.now() - s;
-  };
-  const terms = Array.from({ length: SEARCHES }, (_, i) => (i % 2 ? `person${(i * 7919) % N}` : names[i % 10].toLowerCase()));
-  const useCase: number[] = [];
-  const baseline: number[] = [];
-  for (const term of terms) {
-    useCase.push(await list(term));
-    baseline.push(await raw(term));
-  }
-  const result = {
+  const result: Record<string, unknown> = {
     machine: { cpus: os.cpus().length, node: process.version },
+    store: STORE,
     contacts: N,
     attributeKeys: KEYS,
     seedMs,
-    export: {
+  };
+
+  if (ONLY !== 'search') {
+    // The export as the route runs it, into a socket-like sink.
+    global.gc?.();
+    const rss0 = process.memoryUsage().rss;
+    let peak = rss0;
+    let bytes = 0;
+    let t = Date.now();
+    await writeCsv(
+      await contactExport(deps, org, {}),
+      socketLikeSink((n) => {
+        bytes += n;
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }),
+    );
+    const exportMs = Date.now() - t;
+    // Baseline: one plain query, formatted to one CSV string.
+    global.gc?.();
+    const rssB = process.memoryUsage().rss;
+    t = Date.now();
+    const all = await db.knex('contacts').where({ organization_id: org }).orderBy('id');
+    const csv = stringify(
+      all.map((r) => [r.id, r.organization_id, r.display_name, r.primary_phone, r.primary_email, r.status, JSON.stringify(r.attributes)]),
+      { escape_formulas: true, record_delimiter: 'windows' },
+    );
+    const baselineMs = Date.now() - t;
+    const baselinePeak = process.memoryUsage().rss;
+    result.export = {
       rowsPerSecond: Math.round(N / (exportMs / 1000)),
       ms: exportMs,
       megabytes: mb(bytes),
@@ -131,16 +154,49 @@ async function main() {
         peakRssGrowthMb: mb(baselinePeak - rssB),
         bytes: csv.length,
       },
-    },
-    search: {
+    };
+  }
+
+  if (ONLY !== 'export') {
+    const list = async (search: string) => {
+      const s = Date.now();
+      await store.repos.contacts.list({ organizationId: org, search }, { limit: 20, offset: 0 });
+      return Date.now() - s;
+    };
+    const raw = async (search: string) => {
+      const s = Date.now();
+      await db.knex.raw(
+        `select * from contacts where organization_id = ? and (lower(display_name) like ? or primary_email like ? or primary_phone like ?) order by last_seen_at desc limit 20`,
+        [org, `%${search}%`, `%${search}%`, `%${search}%`],
+      );
+      return Date.now() - s;
+    };
+    const terms = Array.from({ length: SEARCHES }, (_, i) => (i % 2 ? `person${(i * 7919) % N}` : NAMES[i % 10].toLowerCase()));
+    const useCase: number[] = [];
+    const baseline: number[] = [];
+    for (const term of terms) {
+      useCase.push(await list(term));
+      baseline.push(await raw(term));
+    }
+    result.search = {
       useCase: { p50: pct(useCase, 50), p95: pct(useCase, 95) },
       rawQuery: { p50: pct(baseline, 50), p95: pct(baseline, 95) },
-    },
-  };
+    };
+  }
+
+  const file = STORE === 'postgres' ? 'contacts-postgres.json' : 'contacts.json';
   mkdirSync(join(__dirname, 'results'), { recursive: true });
-  writeFileSync(join(__dirname, 'results', 'contacts.json'), JSON.stringify(result, null, 2));
+  // A partial run keeps the other part of the last result, saying so.
+  const previousPath = join(__dirname, 'results', file);
+  if (ONLY && existsSync(previousPath)) {
+    const previous = JSON.parse(readFileSync(previousPath, 'utf8')) as Record<string, unknown>;
+    const kept = ONLY === 'export' ? 'search' : 'export';
+    if (previous[kept]) Object.assign(result, { [kept]: previous[kept], note: `${kept} kept from an earlier run` });
+  }
+  writeFileSync(join(__dirname, 'results', file), JSON.stringify(result, null, 2));
   console.log(JSON.stringify(result, null, 2));
   await db.close();
+  await scratch?.drop();
 }
 
 main().catch((e) => {

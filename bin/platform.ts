@@ -1,6 +1,7 @@
 #!/usr/bin/env -S npx tsx
 import { ConfigError, loadConfig, type Role } from '../app/configuration';
 import { createContainer } from '../app/container';
+import { startEmailListener } from '../app/email-listener';
 import { buildInfrastructure } from '../app/infrastructure';
 import { createLogger } from '../app/logger';
 import { startPlatform } from '../app/platform';
@@ -44,6 +45,8 @@ async function main() {
       const api = await startApi(container, config.api.port, config.api.host);
       stops.unshift(() => api.close());
       log('info', `api listening on ${config.api.host}:${api.address.port}`);
+      const smtp = await startEmailListener(container);
+      if (smtp) stops.unshift(() => smtp.close());
     } else if (role === 'gateway') {
       const target = new URL(config.api.url!);
       const gw = await startGateway(

@@ -41,6 +41,12 @@ export const configSchema = {
     INTERNAL_SECRET: { type: 'string', minLength: 32 },
     WEBHOOK_SIGNING_SECRET: { type: 'string', minLength: 16 },
     DEFAULT_CHAT_MODEL: { type: 'string', pattern: '^[^/]+/.+$' },
+    GRAPH_EXTRACTION_MODEL: {
+      type: 'string',
+      pattern: '^[^/]+/.+$',
+      description:
+        'Catalogue id of the chat model that extracts knowledge graphs (a knowledge base may name its own in settings.graphExtractionModel); unset: the offline extractor',
+    },
     MODEL_SYNC_URL: { type: 'string', format: 'uri', description: 'OpenRouter-style models listing' },
     INITIAL_CREDITS_USD: { type: 'number', minimum: 0, default: 5 },
     BILLING_MARGIN_MULTIPLIER: { type: 'number', minimum: 1, default: 1.2 },
@@ -72,6 +78,26 @@ export const configSchema = {
       description: 'Public attachment uploads per client IP per minute',
     },
     PUBLIC_ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, default: 10485760, description: 'Largest public chat attachment' },
+    EMAIL_SMTP_PORT: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 65535,
+      description: 'Inbound SMTP listener for email channels (api and start roles); off when unset',
+    },
+    EMAIL_SMTP_HOST: { type: 'string', default: '127.0.0.1', description: 'Inbound SMTP bind address (0.0.0.0 to take mail from outside)' },
+    EMAIL_SMTP_MAX_BYTES: { type: 'integer', minimum: 1024, default: 10485760, description: 'Largest inbound email accepted (552 above)' },
+    EMAIL_SMTP_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 1000,
+      maximum: 600000,
+      default: 30000,
+      description: 'Longest an inbound email may take to arrive and be parsed (idle socket and parse limit)',
+    },
+    EMAIL_SMTP_DOMAIN: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9.-]+$',
+      description: 'Allowed recipient domain of the SMTP listener; other domains are refused with 550',
+    },
     GOOGLE_CLIENT_ID: { type: 'string', description: 'Enables Google sign-in at /api/auth/google (OpenID Connect, Google preset)' },
     GOOGLE_CLIENT_SECRET: { type: 'string' },
     GOOGLE_ISSUER_URL: {

@@ -93,6 +93,14 @@ export class OpenAiChatModel implements ChatModel {
       messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
       ...(request.maxTokens !== undefined ? { [this.maxTokensParameter]: request.maxTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.responseFormat
+        ? {
+            response_format: {
+              type: 'json_schema' as const,
+              json_schema: { name: request.responseFormat.name, schema: request.responseFormat.schema, strict: false },
+            },
+          }
+        : {}),
     };
   }
 }

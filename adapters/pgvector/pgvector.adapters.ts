@@ -15,12 +15,19 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
       description:
         'Off unless set: documents with more chunks are searchable at once and linked into the HNSW index in the background (faster to complete, more CPU contention meanwhile)',
     },
+    PGVECTOR_ROWS_PER_TRANSACTION: {
+      type: 'integer',
+      minimum: 0,
+      description:
+        'Rows of a new document written per transaction (default 16 on the embedded store, whose one session a long transaction would hold against every other request; 0 on a server: the whole document in one)',
+    },
   },
   async create(settings, { db, log }) {
     const { PgvectorVectorIndex } = await import('./pgvector.vector-index');
     return PgvectorVectorIndex.open({
       knex: db.knex,
       deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE'),
+      rowsPerTransaction: setting.number(settings, 'PGVECTOR_ROWS_PER_TRANSACTION') ?? (db.kind === 'pglite' ? 16 : 0),
       onError: (error) =>
         log('warn', 'pgvector: moving staged chunks into the HNSW index failed (retried on the next large write or restart)', error),
     });

@@ -25,6 +25,15 @@ vectorIndexConformance('pgvector on PGlite, every document staged and linked int
   destroy: () => stagedDb?.close(),
 });
 
+let slicedDb: Database;
+vectorIndexConformance('pgvector on PGlite, new documents written two rows a transaction', {
+  create: async () => {
+    slicedDb = await openDatabase({ memory: true });
+    return PgvectorVectorIndex.open({ knex: slicedDb.knex, rowsPerTransaction: 2 });
+  },
+  destroy: () => slicedDb?.close(),
+});
+
 const realPostgres = process.env.TEST_REAL_SERVICES === '1' ? describe : describe.skip;
 
 realPostgres('pgvector on a Postgres server without the extension', () => {
@@ -319,5 +328,52 @@ describe('pgvector staged writes of large documents', () => {
     await next.whenIndexed();
     expect(await inTables(doc)).toEqual({ indexed: 30, staged: 0 });
     await next.close();
+  });
+});
+
+describe('pgvector writes of a new document on the embedded store', () => {
+  const DIMS = 8;
+  const documentOf = (org: string, kb: string, doc: string, n: number): VectorChunk[] =>
+    Array.from({ length: n }, (_, i) => ({
+      id: randomUUID(),
+      organizationId: org,
+      knowledgeBaseId: kb,
+      documentId: doc,
+      chunkIndex: i,
+      content: `Paragraph ${i} of the harbour log`,
+      embedding: Array.from({ length: DIMS }, (_, j) => Math.cos((i + 2) * (j + 1))),
+      embeddingType: 'text' as const,
+      importance: 0.5,
+      metadata: {},
+    }));
+
+  /** Whether a statement sent once the document's first row goes out is answered before the document is written. */
+  async function otherStatementGetsThrough(rowsPerTransaction: number) {
+    const db5 = await openDatabase({ memory: true });
+    try {
+      const index = await PgvectorVectorIndex.open({ knex: db5.knex, rowsPerTransaction });
+      const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
+      const order: string[] = [];
+      let other: Promise<unknown> | undefined;
+      db5.knex.on('query', (q: { sql: string }) => {
+        if (!other && /^insert into "kv_chunks_\d+"/i.test(q.sql))
+          other = db5.knex.raw('select 1').then(() => order.push('other statement'));
+      });
+      await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 48));
+      order.push('document written');
+      await other;
+      expect(await index.countByDocument(org, doc)).toBe(48);
+      return order[0] === 'other statement';
+    } finally {
+      await db5.close();
+    }
+  }
+
+  it('lets other requests’ statements run while a large new document is written', async () => {
+    expect(await otherStatementGetsThrough(8)).toBe(true);
+  });
+
+  it('holds them for the whole document when written in one transaction (the server default)', async () => {
+    expect(await otherStatementGetsThrough(0)).toBe(false);
   });
 });

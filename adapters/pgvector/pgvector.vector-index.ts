@@ -28,6 +28,12 @@ export interface PgvectorVectorIndexOptions {
    * (see pgvector.staging.ts). Unset (the default): every row is linked as it is written.
    */
   deferIndexAbove?: number;
+  /**
+   * A new document's rows are written this many to a transaction (0 or unset: the whole document in one). The
+   * embedded store has one session, so one long transaction would hold every other request's statements for
+   * the seconds a large document takes; a re-written document stays one transaction (atomic replacement).
+   */
+  rowsPerTransaction?: number;
   /** Where a failed background move is reported (it is retried on the next staged write or open). */
   onError?: (error: unknown) => void;
 }
@@ -39,6 +45,7 @@ export const pgvectorOptionsSchema = {
     batchSize: { type: 'integer', minimum: 1, maximum: 5000, default: 500 },
     efSearch: { type: 'integer', minimum: 10, maximum: 1000, default: 100 },
     deferIndexAbove: { type: 'integer', minimum: 0 },
+    rowsPerTransaction: { type: 'integer', minimum: 0 },
   },
 } as const;
 
@@ -116,6 +123,7 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly batchSize: number;
   private readonly efSearch: number;
   private readonly deferIndexAbove: number;
+  private readonly rowsPerTransaction: number;
   private readonly mover: StagedRowsMover;
   private readonly ready = new Map<number, Promise<void>>();
   private iterativeScan = false;
@@ -128,6 +136,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.batchSize = options.batchSize ?? 500;
     this.efSearch = options.efSearch ?? 100;
     this.deferIndexAbove = options.deferIndexAbove ?? Number.POSITIVE_INFINITY;
+    this.rowsPerTransaction = options.rowsPerTransaction ?? 0;
     this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
     if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
       throw new Error(`pgvector index: invalid text search configuration ${this.textConfig}`);
@@ -209,6 +218,9 @@ export class PgvectorVectorIndex implements VectorIndex {
     const groups = this.bySpace(chunks);
     await Promise.all([...groups.keys()].map((d) => this.space(d)));
     const stage = chunks.length > this.deferIndexAbove;
+    const slice = this.rowsPerTransaction;
+    if (slice > 0 && chunks.length > slice && (await this.countByDocument(ref.organizationId, ref.documentId)) === 0)
+      return this.writeNewDocument(groups, stage, slice);
     const staged: VectorSpace[] = [];
     const result = await this.db.transaction(async (trx) => {
       let deleted = 0;
@@ -235,6 +247,25 @@ export class PgvectorVectorIndex implements VectorIndex {
     });
     for (const space of staged) this.mover.schedule(space);
     return result;
+  }
+
+  /**
+   * A document with no rows yet, a few rows a transaction, so other requests' statements run between them. A
+   * failure part-way leaves some rows; the ingestion's store step removes them (its compensation).
+   */
+  private async writeNewDocument(groups: Map<number, VectorChunk[]>, stage: boolean, slice: number) {
+    for (const [dimensions, group] of groups) {
+      const space = spaceFor(dimensions);
+      const table = stage ? stagedTableOf(space) : space.table;
+      let rows = await rowsOf(group.slice(0, slice));
+      for (let i = 0; i < group.length; i += slice) {
+        const insert = this.db.transaction((trx) => trx(table).insert(rows).onConflict('id').merge());
+        const [, next] = await Promise.all([insert, rowsOf(group.slice(i + slice, i + 2 * slice))]);
+        rows = next;
+      }
+      if (stage) this.mover.schedule(space);
+    }
+    return { deleted: 0, written: [...groups.values()].reduce((n, g) => n + g.length, 0) };
   }
 
   /** Resolves once this process has linked every row it staged into the HNSW graph (tests, benchmarks). */

@@ -18,6 +18,11 @@ interface OpenTransaction {
 export interface KnexStoreOptions {
   /** Serves the identity reads of every request from memory; the repositories' writes invalidate it. */
   identityCache?: IdentityCache;
+  /**
+   * Long reads (the contacts export) hold a server-side cursor on a connection of their own. Only for a real
+   * Postgres server: the embedded store has one session, which a cursor would hold for the whole read.
+   */
+  cursors?: boolean;
 }
 
 export class KnexStore implements Store {
@@ -30,7 +35,7 @@ export class KnexStore implements Store {
     options: KnexStoreOptions = {},
   ) {
     this.identityCache = options.identityCache;
-    const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db);
+    const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db, { cursors: options.cursors ?? false });
     const after = (work: () => void) => this.current.getStore()?.after.push(work);
     this.repos = options.identityCache
       ? withIdentityCache(repos, options.identityCache, after, () => this.current.getStore() !== undefined)

@@ -4,8 +4,11 @@ import { api } from './api';
 import { AgentDetailPage } from './pages/agent-detail';
 import { AgentsPage } from './pages/agents';
 import { AnalyticsPage } from './pages/analytics';
+import { AgentChannelsPage } from './pages/channels';
 import { ContactsPage } from './pages/contacts';
 import { ConversationPage, ConversationsPage } from './pages/conversations';
+import { EntityPage, GraphPage } from './pages/graph';
+import { GraphSuggestionsPage } from './pages/graph-suggestions';
 import { KnowledgeBasePage, KnowledgePage } from './pages/knowledge';
 import { SearchPage } from './pages/search';
 import { SettingsPage } from './pages/settings';
@@ -27,8 +30,12 @@ function routeTo(route: string) {
   let p;
   if (route === '/knowledge') return <KnowledgePage />;
   if ((p = match('/knowledge/:id', route))) return <KnowledgeBasePage id={p.id!} />;
+  if ((p = match('/knowledge/:id/graph', route))) return <GraphPage kbId={p.id!} />;
+  if ((p = match('/knowledge/:id/graph/suggestions', route))) return <GraphSuggestionsPage kbId={p.id!} />;
+  if ((p = match('/knowledge/:id/graph/entities/:entityId', route))) return <EntityPage kbId={p.id!} entityId={p.entityId!} />;
   if (route === '/agents') return <AgentsPage />;
   if ((p = match('/agents/:id', route))) return <AgentDetailPage id={p.id!} />;
+  if ((p = match('/agents/:id/channels', route))) return <AgentChannelsPage id={p.id!} />;
   if (route === '/conversations') return <ConversationsPage />;
   if ((p = match('/conversations/:agentId/:conversationId', route)))
     return <ConversationPage agentId={p.agentId!} conversationId={p.conversationId!} />;

@@ -148,12 +148,15 @@ export const chatOperations = [
     method: 'get',
     path: '/api/bots/:id/conversations/:convId/messages',
     summary:
-      "Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}",
+      "Every message of one of the agent's conversations, oldest first (needs edit on the agent); messages an operator wrote carry operator {displayName}, visitor messages written during a takeover heldForOperator; takeover is the conversation's current takeover (null when the agent answers)",
     tags,
     auth: 'user',
     params: convParams,
     responses: {
-      '200': { description: 'Messages', schema: obj({ messages: { type: 'array', items: s.inboxMessageSchema } }) },
+      '200': {
+        description: 'Messages',
+        schema: obj({ messages: { type: 'array', items: s.inboxMessageSchema }, takeover: s.takeoverSchema }),
+      },
       ...errors(401, 403, 404),
     },
   }),

@@ -6,7 +6,7 @@
  */
 import { CHAT_LIMITS } from '../../core/chat/chat-limits';
 import { errors, type JsonSchema, op } from '../operation';
-import { usageSchema } from '../schemas/chat';
+import { TAKEOVER_ANSWER, usageSchema } from '../schemas/chat';
 
 const tags = ['public chat'];
 const obj = <const P extends Record<string, unknown>, const R extends readonly (keyof P & string)[] = (keyof P & string)[]>(
@@ -250,8 +250,16 @@ export const publicChatOperations = [
     responses: {
       '200': {
         description:
-          'JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId"}` (no sources on the public surface); an error after the stream started is a final `data: {"error", "message", "code"}` frame.',
-        schema: obj({ response: { type: 'string' }, conversationId: { type: 'string', format: 'uuid' }, usage: usageSchema }),
+          'JSON {response, conversationId, usage}, or with stream true and streamingEnabled an SSE stream: `data: {"token": "..."}` per piece, then `data: {"done": true, "usage": {...}, "conversationId", "operatorTakeover"?}` (no sources on the public surface; operatorTakeover as in the JSON answer); an error after the stream started is a final `data: {"error", "message", "code"}` frame.',
+        schema: {
+          ...obj({ response: { type: 'string' }, conversationId: { type: 'string', format: 'uuid' }, usage: usageSchema }),
+          properties: {
+            response: { type: 'string' },
+            conversationId: { type: 'string', format: 'uuid' },
+            usage: usageSchema,
+            operatorTakeover: { type: 'boolean', enum: [true], description: TAKEOVER_ANSWER },
+          },
+        },
       },
       ...errors(400, 401, 402, 403, 404, 409, 429, 502, 503),
     },
@@ -302,7 +310,7 @@ export const publicChatOperations = [
     method: 'post',
     path: '/api/bots/:id/conversations/:convId/operator-events',
     summary:
-      'A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events',
+      'A human operator (permission edit on the agent; a viewer gets 403) sends a presence event to a conversation of the agent; visitors receive it on GET /api/public/agents/:slug/conversations/:conversationId/events. conversation.takeover pauses the agent in that conversation on every surface (public lane, widget, channels, authenticated chat): visitor messages are saved for the operator (heldForOperator on the inbox messages) with no model call, no billing event and no channel reply, and chat answers carry operatorTakeover: true; conversation.released hands it back to the agent. The operator inbox item shows the takeover.',
     tags,
     auth: 'user',
     params: obj({ id, convId: id }),

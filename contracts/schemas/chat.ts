@@ -11,6 +11,10 @@ const variables = {
   description: 'Template variables, name -> JSON value; rendered in prompts as {{user.name}}',
 } as const;
 
+/** What a client gets for a message written while an operator has the conversation (issue 15). */
+export const TAKEOVER_ANSWER =
+  'Present (true) only when an operator has taken the conversation over (operator event conversation.takeover): the message was saved for the operator, the agent did not answer (empty response, no sources, zero usage, no billing event; messageId is the saved user message) until conversation.released. In a stream it is on the done frame, with no token frames.';
+
 /** Body of chat and preview-chat (spec 4.4 and 8). */
 export const chatBody = {
   type: 'object',
@@ -72,11 +76,16 @@ export const chatResponse = {
       properties: { audioBase64: { type: 'string' }, mimeType: { type: 'string' } },
       description: 'With includeVoice',
     },
+    operatorTakeover: {
+      type: 'boolean',
+      enum: [true],
+      description: TAKEOVER_ANSWER,
+    },
   },
 } as const;
 
 export const CHAT_SSE_DESCRIPTION =
-  'JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId"}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced.';
+  'JSON answer, or with stream true and streamingEnabled an SSE stream (text/event-stream): `data: {"token": "..."}` per text piece, then `data: {"done": true, "sources": [...], "usage": {...}, "conversationId", "messageId", "operatorTakeover"?}`; an error after the stream started arrives as a final `data: {"error", "message", "code"}` frame. A client that disconnects stops generation and is billed for the tokens produced.';
 
 export const conversationSchema: JsonSchema = obj({
   id: { type: 'string', format: 'uuid' },
@@ -105,6 +114,15 @@ export const messageSchema: JsonSchema = obj({
   createdAt: { type: 'string' },
 });
 
+/** A conversation's current takeover (issue 15). */
+export const takeoverSchema = {
+  type: ['object', 'null'],
+  required: ['operator', 'since'],
+  properties: { operator: { type: 'object', properties: { displayName: { type: 'string' } } }, since: { type: 'string' } },
+  description:
+    'Set while an operator has taken the conversation over (the agent does not answer; visitor messages wait for the operator); null otherwise',
+} as const;
+
 /** An operator inbox item (DECISIONS "Operator inbox"). */
 export const inboxConversationSchema: JsonSchema = obj({
   id: { type: 'string', format: 'uuid' },
@@ -113,6 +131,7 @@ export const inboxConversationSchema: JsonSchema = obj({
   contactId: { type: ['string', 'null'] },
   title: { type: ['string', 'null'] },
   messageCount: { type: 'integer' },
+  takeover: takeoverSchema,
   createdAt: { type: 'string' },
   updatedAt: { type: 'string' },
 });
@@ -125,6 +144,11 @@ export const inboxMessageSchema: JsonSchema = {
       type: 'object',
       properties: { displayName: { type: 'string' } },
       description: 'Present on messages a human operator wrote',
+    },
+    heldForOperator: {
+      type: 'boolean',
+      enum: [true],
+      description: 'Present (true) on a user message written during a takeover: the agent did not answer it',
     },
   },
 };

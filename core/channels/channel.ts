@@ -42,6 +42,11 @@ export interface ChannelRepository {
   setInboundConversation(channelId: string, externalId: string, conversationId: string): Promise<void>;
   /** The conversation of the first of these message ids that is known (email In-Reply-To/References). */
   conversationOfMessages(channelId: string, externalIds: readonly string[]): Promise<string | null>;
+  /**
+   * The active channel of this type whose configured `address` is this one (case-insensitive): the earliest
+   * created when several claim it, so a later organization cannot take over an address already served.
+   */
+  findActiveByAddress(type: string, address: string): Promise<Channel | null>;
   /** The newest live conversation of this channel with this contact. */
   latestConversation(channelId: string, contactId: string): Promise<string | null>;
 }

@@ -26,6 +26,7 @@ import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
 import { recordTurn } from './chat-recording';
+import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
 export interface ChatCaller extends ConversationViewer {
@@ -62,6 +63,8 @@ export interface PreparedChat {
   request: Omit<ChatRequest, 'signal'>;
   startedAtMs: number;
   userMessageAt: string;
+  /** An operator has taken the conversation over: the message is saved, the agent does not answer. */
+  heldForOperator?: boolean;
 }
 
 export interface ChatResult {
@@ -73,6 +76,8 @@ export interface ChatResult {
   model: string;
   finishReason: ChatCompletion['finishReason'];
   voice?: { audioBase64: string; mimeType: string } | null;
+  /** A held turn (operator takeover): no agent answer; messageId is the saved user message. */
+  operatorTakeover?: boolean;
 }
 
 const titleFrom = (message: string) => message.replace(/\s+/g, ' ').trim().slice(0, 80) || null;
@@ -137,6 +142,33 @@ function withPromptMemo(repos: Repositories): Repositories {
 
 const sameValues = (a: Record<string, unknown>, b: Record<string, unknown>) => JSON.stringify(a) === JSON.stringify(b);
 
+/** A turn in a conversation an operator has taken over: nothing retrieved or priced (it is never charged). */
+function heldTurn(
+  turn: ChatTurn,
+  stream: boolean,
+  conversation: Conversation,
+  variablesChanged: boolean,
+  attachments: ResolvedAttachment[],
+  at: Date,
+): PreparedChat {
+  const model = turn.agent.model;
+  return {
+    turn,
+    stream,
+    conversation,
+    variablesChanged,
+    attachments,
+    isNew: false,
+    welcome: null,
+    heldForOperator: true,
+    knowledge: { knowledgeBaseIds: [], chunks: [], sources: [], documentMap: [], entities: [] },
+    price: { model, promptPricePerToken: 0, completionPricePerToken: 0, isFree: true },
+    request: { model, messages: [] },
+    startedAtMs: at.getTime(),
+    userMessageAt: at.toISOString(),
+  };
+}
+
 /** Steps 1-9: everything before the model is called. Throws (4xx) before any provider is reached. */
 export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<PreparedChat> {
   const { agent, input } = turn;
@@ -157,6 +189,7 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const merged = { ...conversation.variables, ...checkVariables(input.variables) };
   const variablesChanged = !sameValues(merged, conversation.variables);
   conversation.variables = merged;
+  if (!isNew && isTakenOver(conversation)) return heldTurn(turn, stream, conversation, variablesChanged, attachments, now);
 
   const stored = turn.history
     ? null
@@ -230,19 +263,14 @@ export interface RunOptions {
   onToken?: (token: string) => void | Promise<void>;
 }
 
-/** Steps 10-12: call the model, save both messages and the billing event in one transaction, voice. */
-export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptions = {}): Promise<ChatResult> {
-  const { agent, input } = p.turn;
-  const completion = await callModel(deps, p, options);
-  const end = deps.clock.now();
-  const assistantAt = new Date(Math.max(end.getTime(), Date.parse(p.userMessageAt) + 1)).toISOString();
-  const messageId = deps.ids.uuid();
-  const userMessage: StoredMessage = {
+/** The turn's user message as stored (attachments named in its metadata). */
+function userMessageOf(deps: ChatDeps, p: PreparedChat): StoredMessage {
+  return {
     id: deps.ids.uuid(),
     conversationId: p.conversation.id,
-    organizationId: agent.organizationId,
+    organizationId: p.turn.agent.organizationId,
     role: 'user',
-    content: input.message,
+    content: p.turn.input.message,
     sources: [],
     promptTokens: 0,
     completionTokens: 0,
@@ -254,6 +282,22 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
       : {},
     createdAt: p.userMessageAt,
   };
+}
+
+/** Steps 10-12: call the model, save both messages and the billing event in one transaction, voice. */
+export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptions = {}): Promise<ChatResult> {
+  const { agent, input } = p.turn;
+  if (p.heldForOperator)
+    return storeHeldTurn(
+      deps,
+      { agent, conversation: p.conversation, variablesChanged: p.variablesChanged, identity: p.turn.caller.identity ?? null },
+      userMessageOf(deps, p),
+    );
+  const completion = await callModel(deps, p, options);
+  const end = deps.clock.now();
+  const assistantAt = new Date(Math.max(end.getTime(), Date.parse(p.userMessageAt) + 1)).toISOString();
+  const messageId = deps.ids.uuid();
+  const userMessage = userMessageOf(deps, p);
   const event = await deps.store.transaction(async (repos) => {
     if (p.isNew) {
       await repos.conversations.create({ ...p.conversation, updatedAt: assistantAt });

@@ -1,5 +1,5 @@
 import { loadAgent } from '../agents/agent-access';
-import type { ConversationSummary, StoredMessage } from '../conversations/conversation';
+import type { Conversation, ConversationSummary, StoredMessage } from '../conversations/conversation';
 import { conversationNotFound } from '../conversations/conversation-access';
 import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
@@ -21,6 +21,9 @@ export interface InboxQuery {
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
+const takeoverView = (c: Conversation) =>
+  c.takeover ? { operator: { displayName: c.takeover.displayName }, since: c.takeover.since } : null;
+
 const inboxItem = (c: ConversationSummary) => ({
   id: c.id,
   botId: c.agentId,
@@ -28,6 +31,7 @@ const inboxItem = (c: ConversationSummary) => ({
   contactId: c.contactId ?? null,
   title: c.title,
   messageCount: c.messageCount,
+  takeover: takeoverView(c),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });
@@ -50,12 +54,16 @@ export async function listAgentConversations(deps: ChatDeps, actor: Actor, agent
   return { conversations: items.map(inboxItem), total };
 }
 
-/** Operator messages carry who wrote them, so the console tells them apart from the agent's answers. */
+/**
+ * Operator messages carry who wrote them, so the console tells them apart from the agent's answers; visitor
+ * messages written during a takeover say the agent left them to the operator.
+ */
 const inboxMessage = (m: StoredMessage) => {
-  const operator = (m.metadata as { operator?: { displayName?: unknown } }).operator;
+  const { operator, heldForOperator } = m.metadata as { operator?: { displayName?: unknown }; heldForOperator?: unknown };
   return {
     ...toMessageView(m),
     ...(operator && typeof operator.displayName === 'string' ? { operator: { displayName: operator.displayName } } : {}),
+    ...(heldForOperator === true ? { heldForOperator: true as const } : {}),
   };
 };
 
@@ -64,5 +72,8 @@ export async function listAgentConversationMessages(deps: ChatDeps, actor: Actor
   const agent = await loadAgent(repos, actor, agentId, 'edit');
   const conversation = await repos.conversations.findById(agent.organizationId, conversationId);
   if (!conversation || conversation.agentId !== agent.id) throw conversationNotFound();
-  return { messages: (await repos.conversations.messages(agent.organizationId, conversation.id)).map(inboxMessage) };
+  return {
+    messages: (await repos.conversations.messages(agent.organizationId, conversation.id)).map(inboxMessage),
+    takeover: takeoverView(conversation),
+  };
 }

@@ -1,8 +1,8 @@
 /**
- * CSV export of contacts (spec 4.11): a UTF-8 BOM, the fixed columns then one per attribute key sorted, RFC 4180
- * quoting, cells starting with `= + - @` (or a tab or carriage return) neutralised against formula injection
- * with a leading apostrophe, no row cap. Rows are produced batch by batch from the repository's cursor, so
- * memory stays flat whatever the row count.
+ * CSV export of contacts (spec 4.11): the fixed columns then one per attribute key sorted, no row cap. The
+ * attribute keys come first from one aggregate query (the header needs them before the first row); rows are
+ * then pulled one by one from the repository's cursor. Serialisation (BOM, RFC 4180 quoting, formula
+ * neutralisation) is the HTTP edge's job: this module only says which cells go in which order.
  */
 import type { Actor, ApiKeyActor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
@@ -29,21 +29,13 @@ export const EXPORT_COLUMNS = [
   'identities',
 ] as const;
 
-const BOM = '\uFEFF';
-
-/** One RFC 4180 cell, neutralised when a spreadsheet would read it as a formula. */
-export function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  let text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+/** A table to serialise: its header and its rows as cell arrays in header order, pulled lazily. */
+export interface ExportTable {
+  columns: string[];
+  rows: AsyncIterable<unknown[]>;
 }
 
-export function csvLine(cells: readonly unknown[]): string {
-  return cells.map(csvCell).join(',') + '\r\n';
-}
-
-function rowCells(row: ContactExportRow, keys: readonly string[]): unknown[] {
+export function contactCells(row: ContactExportRow, keys: readonly string[]): unknown[] {
   const fixed = EXPORT_COLUMNS.map((c) => {
     if (c === 'channels') return row.channels.join(';');
     if (c === 'identities') return row.identities.join(';');
@@ -52,16 +44,15 @@ function rowCells(row: ContactExportRow, keys: readonly string[]): unknown[] {
   return [...fixed, ...keys.map((k) => row.attributes[k])];
 }
 
-/** The CSV text in chunks (header first), read batch by batch from the store. */
-export async function* contactCsv(deps: ContactDeps, organizationId: string, q: ContactQuery): AsyncGenerator<string> {
+async function* cellsOf(rows: AsyncIterable<ContactExportRow>, keys: readonly string[]): AsyncGenerator<unknown[]> {
+  for await (const row of rows) yield contactCells(row, keys);
+}
+
+/** The export of the organization's contacts the query selects; a failing key query fails before any byte goes out. */
+export async function contactExport(deps: ContactDeps, organizationId: string, q: ContactQuery): Promise<ExportTable> {
   const filter = contactFilter(organizationId, q);
   const keys = await deps.store.repos.contacts.attributeKeys(filter);
-  yield BOM + csvLine([...EXPORT_COLUMNS, ...keys]);
-  for await (const batch of deps.store.repos.contacts.exportRows(filter)) {
-    let chunk = '';
-    for (const row of batch) chunk += csvLine(rowCells(row, keys));
-    if (chunk) yield chunk;
-  }
+  return { columns: [...EXPORT_COLUMNS, ...keys], rows: cellsOf(deps.store.repos.contacts.exportRows(filter), keys) };
 }
 
 /** GET /api/contacts/export: the caller's organization; `organizationId` is honoured only for platform admins. */

@@ -104,8 +104,11 @@ export interface ContactRepository {
   conversations(organizationId: string, contactId: string, limit: number): Promise<ContactConversationItem[]>;
   /** Sorted attribute keys of the contacts the filter selects (the export's extra columns). */
   attributeKeys(filter: ContactFilter): Promise<string[]>;
-  /** Export rows read from a database cursor, in batches. */
-  exportRows(filter: ContactFilter): AsyncIterable<ContactExportRow[]>;
+  /**
+   * Export rows one by one from a database cursor (or bounded keyset pages where the store has no cursor to
+   * spare), pulled only as fast as the consumer asks: memory stays flat whatever the row count.
+   */
+  exportRows(filter: ContactFilter): AsyncIterable<ContactExportRow>;
   /** Links a conversation to its contact (and channel). */
   linkConversation(organizationId: string, conversationId: string, contactId: string): Promise<void>;
 }

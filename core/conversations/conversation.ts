@@ -38,9 +38,18 @@ export interface Conversation {
   sensitiveVariables: VariableValues;
   /** Names that came from a signed context token: read-only for the conversation. */
   signedVariableNames?: string[];
+  /** Set while a human operator has taken the conversation over: the agent does not answer (null otherwise). */
+  takeover?: ConversationTakeover | null;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
+}
+
+export interface ConversationTakeover {
+  operatorId: string;
+  displayName: string;
+  /** ISO 8601. */
+  since: string;
 }
 
 export type MessageRole = 'user' | 'assistant' | 'system';
@@ -80,7 +89,7 @@ export interface ConversationFilter {
   updatedSince?: string;
 }
 
-export type ConversationPatch = Partial<Pick<Conversation, 'title' | 'variables' | 'sensitiveVariables' | 'updatedAt'>>;
+export type ConversationPatch = Partial<Pick<Conversation, 'title' | 'variables' | 'sensitiveVariables' | 'updatedAt' | 'takeover'>>;
 
 /** Conversations and their messages, always read within one organization; deleted ones are invisible. */
 export interface ConversationRepository {

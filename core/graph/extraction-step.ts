@@ -3,7 +3,8 @@
  * after the chunks are stored: the extractor reads the chunks (pinned entities seed it), the document's
  * previous contribution is replaced, and the document's graph status is recorded: `completed`, `partial`
  * when some chunks failed, `failed` (the document itself still completes). A knowledge base with
- * `settings.graphExtraction: false` skips it.
+ * `settings.graphExtraction: false` skips it. With a model named (GRAPH_EXTRACTION_MODEL or the knowledge
+ * base's `settings.graphExtractionModel`) a model extracts and its usage is billed; else the offline extractor.
  */
 import type { BillingDeps } from '../billing/billing';
 import { charge } from '../billing/billing';
@@ -45,12 +46,38 @@ export function toDocumentGraph(x: GraphExtraction): DocumentGraph {
   return { entities, relationships };
 }
 
+type Usage = NonNullable<GraphExtraction['usage']>;
+
+/** Model-backed extraction, when the deployment or the knowledge base names a model. */
+export interface ExtractionModels {
+  /** GRAPH_EXTRACTION_MODEL: used when the knowledge base names none; null: the offline extractor. */
+  defaultModel: string | null;
+  extractorFor(model: string): GraphExtractor;
+  /**
+   * Called before any model call: refuses a model the catalogue cannot price, or a paid model when the
+   * organization's wallet is empty; returns the provider cost (USD) of a usage (0 for free models).
+   */
+  priceFor(organizationId: string, model: string): Promise<(usage: Usage) => number>;
+}
+
 export interface GraphStepDeps {
   graph: GraphStore;
+  /** The offline extractor (no model). */
   extractor: GraphExtractor;
   billing: BillingDeps;
-  /** USD of a model extraction (0 for free models). */
-  costUsd(usage: NonNullable<GraphExtraction['usage']>): number;
+  /** USD of an extraction by `extractor` that reports usage (0 for free models). */
+  costUsd(usage: Usage): number;
+  models?: ExtractionModels;
+}
+
+/**
+ * The model that extracts a knowledge base's graph: `settings.graphExtractionModel` (a catalogue model id, or
+ * `offline`), else the deployment default. `local/...` models are the offline provider: the offline extractor.
+ */
+export function extractionModelOf(settings: Record<string, unknown>, defaultModel: string | null): string | null {
+  const chosen = typeof settings.graphExtractionModel === 'string' ? settings.graphExtractionModel.trim() : '';
+  const model = chosen || defaultModel || '';
+  return model && model !== 'offline' && !model.startsWith('local/') ? model : null;
 }
 
 export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
@@ -62,12 +89,26 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
       if ((kb.settings as Record<string, unknown>).graphExtraction === false) return;
       const scope = { organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId };
       try {
+        const model = g.models ? extractionModelOf(kb.settings as Record<string, unknown>, g.models.defaultModel) : null;
+        const extractor = model ? g.models!.extractorFor(model) : g.extractor;
+        const costOf = model ? await g.models!.priceFor(doc.organizationId, model) : g.costUsd;
         const pinned = await g.graph.getPinned(scope);
-        const extraction = await g.extractor.extract({
+        const extraction = await extractor.extract({
           documentTitle: doc.title,
           chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
           pinned,
         });
+        // model calls cost what they cost, whatever came back
+        if (extraction.usage)
+          await charge(g.billing, {
+            organizationId: doc.organizationId,
+            kind: 'graph',
+            model: extraction.usage.model,
+            promptTokens: extraction.usage.promptTokens,
+            completionTokens: extraction.usage.completionTokens,
+            providerCostUsd: costOf(extraction.usage),
+            reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId, failedChunks: extraction.failedChunks.length },
+          });
         const failed = new Set(extraction.failedChunks).size;
         if (ctx.chunks.length > 0 && failed >= ctx.chunks.length) throw new Error('Graph extraction failed for every chunk');
         if (await ctx.isStale()) throw new DocumentStale();
@@ -76,16 +117,6 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
           toDocumentGraph(extraction),
           new Date().toISOString(),
         );
-        if (extraction.usage)
-          await charge(g.billing, {
-            organizationId: doc.organizationId,
-            kind: 'graph',
-            model: extraction.usage.model,
-            promptTokens: extraction.usage.promptTokens,
-            completionTokens: extraction.usage.completionTokens,
-            providerCostUsd: g.costUsd(extraction.usage),
-            reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId },
-          });
         ctx.counters.graphEntities = written.entities;
         ctx.counters.graphRelationships = written.relationships;
         ctx.metadata.graphStatus = (failed > 0 ? 'partial' : 'completed') satisfies GraphStatus;

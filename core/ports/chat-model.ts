@@ -16,6 +16,11 @@ export interface ChatRequest {
   context?: ChatContextChunk[];
   maxTokens?: number;
   temperature?: number;
+  /**
+   * Ask for JSON matching this schema (structured output). Providers that support it constrain the reply;
+   * the others ignore it, so callers still validate what comes back.
+   */
+  responseFormat?: { type: 'json_schema'; name: string; schema: Record<string, unknown> };
   signal?: AbortSignal;
 }
 

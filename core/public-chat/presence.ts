@@ -13,8 +13,10 @@
  * | conversation.takeover  | a human took the conversation over             |                               |
  * | conversation.released  | the conversation went back to the agent        |                               |
  *
- * Every event carries {type, conversationId, operator: {displayName}, emittedAt}. The events are notifications:
- * the agent keeps answering during a takeover (pausing it is up to the client or a later area).
+ * Every event carries {type, conversationId, operator: {displayName}, emittedAt}. conversation.takeover also pauses
+ * the agent: it is stored on the conversation, and until conversation.released the visitor's messages (public
+ * lane, widget, channels, authenticated chat) are saved for the operator without a model call or billing (see
+ * chat-pipeline's held turns).
  */
 import type { Agent } from '../agents/agent';
 import { loadAgent } from '../agents/agent-access';
@@ -82,6 +84,13 @@ export async function publishOperatorEvent(
   const type = input.type as PresenceEventType;
   const at = chat.clock.now().toISOString();
   const event: PresenceEvent = { type, conversationId: conversation.id, operator: { displayName: actor.displayName }, emittedAt: at };
+  // Stored before the event goes out, so a visitor who sees the takeover never gets an agent answer after it.
+  if (type === 'conversation.takeover')
+    await chat.store.repos.conversations.update(conversation.organizationId, conversation.id, {
+      takeover: { operatorId: actor.userId, displayName: actor.displayName, since: at },
+    });
+  if (type === 'conversation.released')
+    await chat.store.repos.conversations.update(conversation.organizationId, conversation.id, { takeover: null });
   if (type === 'operator.typing') event.typing = input.typing ?? true;
   if (type === 'operator.message') {
     const text = typeof input.message === 'string' ? input.message.trim() : '';

@@ -144,16 +144,28 @@ describeWithBrowser('operator console', () => {
       await page.getByLabel('Reply as operator').fill('Hello, Olivia here: refunds are paid within fourteen days.');
       await page.getByRole('button', { name: 'Send' }).click();
       await page.locator('.message.operator', { hasText: 'Olivia here' }).waitFor();
+      // While taken over, the visitor's next message waits for the operator: no agent answer.
+      const held = await p.http.post(`/api/public/agents/${slug}/chat`, {
+        message: 'Can you check order 4711?',
+        conversationId,
+        anonymousId: visitor,
+      });
+      expect(held.body).toMatchObject({ response: '', operatorTakeover: true });
+      await page.locator('.message.user', { hasText: 'Can you check order 4711?' }).getByText('waiting for an operator').waitFor();
       await checkPage('console-conversation');
+      // The takeover is the platform's: it survives a reload.
+      await page.reload();
+      await page.getByRole('status').getByText('You are handling this conversation').waitFor();
 
       // The visitor sees the operator's message, marked as the operator's.
       const history = await p.http.get(`/api/public/agents/${slug}/conversations/${conversationId}/messages?anonymousId=${visitor}`);
       expect(history.status).toBe(200);
-      expect(history.body.messages.at(-1)).toMatchObject({
+      expect(history.body.messages.at(-2)).toMatchObject({
         role: 'assistant',
         content: 'Hello, Olivia here: refunds are paid within fourteen days.',
         operator: { displayName: 'Olivia Operator' },
       });
+      expect(history.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Can you check order 4711?' });
 
       expect(cspViolations).toEqual([]);
     },

@@ -301,6 +301,24 @@ describeWithBrowser('chat widget with the keyboard alone', () => {
       await screenshot(page, 'widget-keyboard');
       expect((await seriousAccessibilityViolations(page)).map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 
+      // An operator takes the conversation over: the next message waits for them and the agent stays silent.
+      const panel = page.locator('section[data-presence="connected"]');
+      const conversationId = await panel.getAttribute('data-conversation-id');
+      const takeover = await p.http.post(
+        `/api/bots/${agent.id}/conversations/${conversationId}/operator-events`,
+        { type: 'conversation.takeover' },
+        { token: owner.accessToken },
+      );
+      expect(takeover.status).toBe(202);
+      await page.getByRole('status').filter({ hasText: 'taken over' }).waitFor();
+      const answers = () => inWidget(page, (root) => root.querySelectorAll('.msg.assistant').length as number);
+      const before = await answers();
+      await page.keyboard.type('Can a person check my order?');
+      await page.keyboard.press('Enter');
+      await until(async () => (await noticeText(page)).includes('passed to the person helping you'), 'the held-message notice');
+      expect(await logText(page)).toContain('Can a person check my order?');
+      expect(await answers()).toBe(before);
+
       await page.keyboard.press('Escape');
       expect(await page.getByRole('dialog').count()).toBe(0);
       expect(await focused()).toMatch(/^Open chat with/);

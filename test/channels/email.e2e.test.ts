@@ -112,4 +112,25 @@ describe('an email channel', () => {
     const messages = await p.store.repos.conversations.messages(owner.orgId, conv[0].id);
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['How fast are refunds paid?', 'Thank you!']);
   });
+
+  it('stores mail for the operator with no reply during a takeover, and replies again once released', async () => {
+    const contact = (await p.http.get('/api/contacts?channel=email', { token: owner.accessToken })).body.contacts[0];
+    const [conv] = (await p.http.get(`/api/contacts/${contact.id}/conversations`, { token: owner.accessToken })).body.conversations;
+    const events = `/api/bots/${conv.bot_id}/conversations/${conv.id}/operator-events`;
+    expect((await p.http.post(events, { type: 'conversation.takeover' }, { token: owner.accessToken })).status).toBe(202);
+    const sent = received.length;
+    const thread = { from: 'ada.lovelace@example.org', subject: 'Re: Refunds', references: ['<m1@example.org>'] };
+    expect((await deliver({ ...thread, messageId: '<m3@example.org>', text: 'Is a person there?' })).status).toBe(200);
+    const held = await waitFor(async () => {
+      const messages = await p.store.repos.conversations.messages(owner.orgId, conv.id);
+      return messages.find((m) => m.content === 'Is a person there?');
+    }, 'the held mail to be stored');
+    expect(held.metadata).toMatchObject({ heldForOperator: true });
+
+    expect((await p.http.post(events, { type: 'conversation.released' }, { token: owner.accessToken })).status).toBe(202);
+    expect((await deliver({ ...thread, messageId: '<m4@example.org>', text: 'Never mind, how fast are refunds?' })).status).toBe(200);
+    await waitFor(async () => received.length === sent + 1, 'the reply after release');
+    // The one reply sent answers the mail after the release: none went out for the held one.
+    expect(received[sent].inReplyTo).toBe('<m4@example.org>');
+  });
 });

@@ -31,7 +31,11 @@ const EXPECTED_TEMPLATES = [
   'gateway-service.yaml',
   'api-service.yaml',
   'migrate-job.yaml',
+  'neo4j-statefulset.yaml',
+  'neo4j-service.yaml',
 ];
+/** Templates of a server the chart may run for the platform: their containers' env is that server's own. */
+const SERVER_TEMPLATES = ['neo4j-statefulset.yaml'];
 
 function hasPath(obj: unknown, path: string[]): boolean {
   let node: unknown = obj;
@@ -95,7 +99,7 @@ describe('Helm chart charts/agent-platform', () => {
     const helpers = template('_helpers.tpl');
     expect(helpers).toMatch(/define "agent-platform\.configData"[^]*?range \$key, \$value := \.Values\.config \}\}/);
     expect(helpers).toMatch(/define "agent-platform\.secretData"[^]*?range \$key, \$value := \.Values\.secrets \}\}/);
-    for (const file of templateFiles.filter((f) => f.endsWith('.yaml'))) {
+    for (const file of templateFiles.filter((f) => f.endsWith('.yaml') && !SERVER_TEMPLATES.includes(f))) {
       const env = [...template(file).matchAll(/-\s+name:\s+([A-Z][A-Z0-9_]*)\s*$/gm)].map((m) => m[1]);
       expect({ file, unknown: env.filter((k) => !schemaKeys.has(k)) }).toEqual({ file, unknown: [] });
     }
@@ -125,6 +129,25 @@ describe('Helm chart charts/agent-platform', () => {
     expect(job).toMatch(/"helm\.sh\/hook": pre-install,pre-upgrade/);
     expect(template('api-service.yaml')).toContain('type: ClusterIP');
     expect(template('gateway-service.yaml')).toContain('.Values.gateway.service.type');
+  });
+
+  it('runs its own Neo4j only with GRAPH_STORE=neo4j and neo4j.install, pointing NEO4J_URL at it unless set', () => {
+    expect(section('config').GRAPH_STORE).toBe('postgres');
+    expect(section('neo4j')).toMatchObject({ install: true, image: expect.stringMatching(/^neo4j:5/) });
+    const helpers = template('_helpers.tpl');
+    expect(helpers).toMatch(
+      /define "agent-platform\.installNeo4j"[^]*?if and \(eq \(toString \.Values\.config\.GRAPH_STORE\) "neo4j"\) \.Values\.neo4j\.install/,
+    );
+    for (const file of ['neo4j-statefulset.yaml', 'neo4j-service.yaml'])
+      expect(template(file).trimStart().startsWith('{{- if include "agent-platform.installNeo4j" . }}')).toBe(true);
+    expect(helpers).toMatch(/NEO4J_URL: \{\{ printf "bolt:\/\/%s-neo4j:7687" \(include "agent-platform\.fullname" \.\)/);
+    expect(helpers).toMatch(
+      /if eq \(toString \.Values\.config\.GRAPH_STORE\) "neo4j" \}\}\n\{\{- \$_ := required "[^"]*" \.Values\.secrets\.NEO4J_PASSWORD/,
+    );
+    const server = template('neo4j-statefulset.yaml');
+    expect(server).toContain('key: NEO4J_PASSWORD');
+    expect(server).toContain('value: "neo4j/$(NEO4J_PASSWORD)"');
+    expect(template('neo4j-service.yaml')).toContain('port: 7687');
   });
 
   describe('the default values pass the configuration loader', () => {
@@ -166,6 +189,15 @@ describe('Helm chart charts/agent-platform', () => {
       expect(selectedAdapters(config.settings)).toMatchObject({ BLOB_STORE: ['s3'], QUEUE: ['rabbitmq'], RATE_LIMIT_STORE: ['redis'] });
       if (role === 'api') expect(config.api.port).toBe(section('api').port);
       if (role === 'gateway') expect(config.gateway.port).toBe(section('gateway').port);
+    });
+
+    it('selects Neo4j with GRAPH_STORE=neo4j and the URL the chart renders for its own Neo4j', () => {
+      const config = loadConfig(
+        'worker',
+        env({ GRAPH_STORE: 'neo4j', NEO4J_URL: 'bolt://release-agent-platform-neo4j:7687', NEO4J_PASSWORD: 'p'.repeat(16) }),
+      );
+      expect(selectedAdapters(config.settings).GRAPH_STORE).toEqual(['neo4j']);
+      expect(config.settings).toMatchObject({ NEO4J_USER: 'neo4j' });
     });
   });
 });

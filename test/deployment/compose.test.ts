@@ -32,8 +32,6 @@ interface Compose {
 }
 
 const schemaKeys = new Set(Object.keys(platformConfigSchema().properties));
-/** Read by the knowledge-graph store that comes later; not configuration keys of the code yet. */
-const RESERVED_FOR_LATER = ['NEO4J_URL', 'NEO4J_USER', 'NEO4J_PASSWORD'];
 const SECRETS = ['JWT_SECRET', 'INTERNAL_SECRET', 'WEBHOOK_SIGNING_SECRET'];
 const ROLES: Record<string, Role> = { migrate: 'migrate', api: 'api', worker: 'worker', gateway: 'gateway' };
 const INFRA = ['postgres', 'rabbitmq', 'redis', 'minio', 'elasticsearch', 'neo4j'];
@@ -102,12 +100,12 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('passes platform roles only configuration keys of the schema (NEO4J_* reserved for later)', () => {
+  it('passes platform roles only configuration keys of the schema', () => {
     for (const name of Object.keys(ROLES)) {
-      const unknown = Object.keys(envOf(name)).filter((k) => !schemaKeys.has(k) && !RESERVED_FOR_LATER.includes(k));
+      const unknown = Object.keys(envOf(name)).filter((k) => !schemaKeys.has(k));
       expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
     }
-    for (const key of RESERVED_FOR_LATER) expect(envOf('worker')).toHaveProperty(key);
+    for (const key of ['NEO4J_URL', 'NEO4J_USER', 'NEO4J_PASSWORD', 'NEO4J_DATABASE']) expect(envOf('worker')).toHaveProperty(key);
   });
 
   it("offers every port's selector key to every role", () => {
@@ -219,6 +217,14 @@ describe('docker-compose.yml', () => {
       const config = loadConfig('api', resolved('api', { VECTOR_INDEX: 'elasticsearch' }));
       expect(selectedAdapters(config.settings).VECTOR_INDEX).toEqual(['elasticsearch']);
       expect(config.settings.ELASTICSEARCH_URL).toBe('http://elasticsearch:9200');
+    });
+
+    it('switches the knowledge graph to the neo4j service with GRAPH_STORE=neo4j alone', () => {
+      const config = loadConfig('worker', resolved('worker', { GRAPH_STORE: 'neo4j' }));
+      expect(selectedAdapters(config.settings).GRAPH_STORE).toEqual(['neo4j']);
+      expect(config.settings).toMatchObject({ NEO4J_URL: 'bolt://neo4j:7687', NEO4J_USER: 'neo4j' });
+      expect(config.settings.NEO4J_PASSWORD).toBeTruthy();
+      for (const name of ['api', 'worker']) expect(dependsOn(compose.services[name]).neo4j?.condition).toBe('service_healthy');
     });
 
     it('picks the model providers of the keys it is given, per capability', () => {

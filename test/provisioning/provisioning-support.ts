@@ -15,6 +15,8 @@ export interface ProvisioningWorld {
   owner: TestUser;
   /** A key with agents:write. */
   key: string;
+  /** The configuration the platform was started with (another replica starts with the same). */
+  env: Record<string, string>;
   close(): Promise<void>;
 }
 
@@ -37,7 +39,8 @@ export async function startProvisioningWorld(
   const base = await youtube.start();
   const instagramBase = await instagram.start();
   const allow = [new URL(base).host, new URL(instagramBase).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
-  const p = await startTestPlatform({ YOUTUBE_BASE_URL: base, INSTAGRAM_BASE_URL: instagramBase, ...env, OUTBOUND_ALLOW: allow });
+  const platformEnv = { YOUTUBE_BASE_URL: base, INSTAGRAM_BASE_URL: instagramBase, ...env, OUTBOUND_ALLOW: allow };
+  const p = await startTestPlatform(platformEnv);
   const owner = await registerUser(p.http, { label: 'builder' });
   const key = await apiKey(p, owner, ['agents:write']);
   return {
@@ -48,6 +51,7 @@ export async function startProvisioningWorld(
     profiles,
     owner,
     key,
+    env: platformEnv,
     close: async () => {
       await p.close();
       await youtube.close();

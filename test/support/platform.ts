@@ -36,6 +36,8 @@ export interface TestPlatform {
   store: Store;
   /** HTTP client bound to the gateway. */
   http: HttpClient;
+  /** The inbound SMTP listener's port when EMAIL_SMTP_PORT was given. */
+  smtpPort: number | null;
   close(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, overri
     container: running.container,
     store: infra.store,
     http: new HttpClient(running.gatewayUrl),
+    smtpPort: running.smtpAddress?.port ?? null,
     close: async () => {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });

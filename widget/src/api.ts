@@ -44,6 +44,8 @@ export interface UploadedAttachment {
 export interface ChatAnswer {
   conversationId: string;
   sources: AnswerSource[];
+  /** An operator has the conversation: the message waits for them, the agent did not answer. */
+  operatorTakeover?: boolean;
 }
 
 /** A refused call: status, the platform's message, and the wait a 429 asks for. */
@@ -156,15 +158,22 @@ export class PublicChatClient {
     });
     if (!res.ok) throw await failure(res);
     if (!(res.headers.get('Content-Type') ?? '').startsWith('text/event-stream')) {
-      const r = (await res.json()) as { response: string; conversationId: string; sources?: AnswerSource[] };
-      onToken(r.response);
-      return { conversationId: r.conversationId, sources: r.sources ?? [] };
+      const r = (await res.json()) as { response: string; conversationId: string; sources?: AnswerSource[]; operatorTakeover?: boolean };
+      if (r.response) onToken(r.response);
+      return { conversationId: r.conversationId, sources: r.sources ?? [], operatorTakeover: r.operatorTakeover === true };
     }
     let answer: ChatAnswer = { conversationId, sources: [] };
     await readSse(res, (frame) => {
-      const f = frame as { token?: string; done?: boolean; sources?: AnswerSource[]; error?: string; message?: string };
+      const f = frame as {
+        token?: string;
+        done?: boolean;
+        sources?: AnswerSource[];
+        operatorTakeover?: boolean;
+        error?: string;
+        message?: string;
+      };
       if (typeof f.token === 'string') onToken(f.token);
-      else if (f.done) answer = { conversationId, sources: f.sources ?? [] };
+      else if (f.done) answer = { conversationId, sources: f.sources ?? [], operatorTakeover: f.operatorTakeover === true };
       else if (f.error) throw new PublicApiError(500, f.message ?? f.error);
     });
     return answer;

@@ -211,6 +211,11 @@ export class ChatWidget {
         answer.text.append(document.createTextNode(token));
         v.log.scrollTop = v.log.scrollHeight;
       });
+      if (result.operatorTakeover) {
+        // An operator has the conversation: no agent answer; their reply arrives on the presence stream.
+        answer.node.remove();
+        this.notify('Your message was passed to the person helping you.', 'status');
+      }
       const sources = sourcesElement(result.sources);
       if (sources) answer.node.append(sources);
       this.attachments = [];

@@ -27,7 +27,11 @@ export const toChatBody = (r: ChatResult) => ({
   sources: r.sources,
   usage: r.usage,
   ...(r.voice !== undefined ? { voice: r.voice } : {}),
+  ...takeoverFlag(r),
 });
+
+/** `operatorTakeover: true` on a held turn (an operator has the conversation); absent otherwise. */
+export const takeoverFlag = (r: ChatResult) => (r.operatorTakeover ? { operatorTakeover: true as const } : {});
 
 /** How a chat stream is framed: the platform's {token}/{done} frames, or OpenAI chunks. */
 export interface ChatStreamFormat {
@@ -50,6 +54,7 @@ export const platformStreamFormat = (options: { includeSources?: boolean } = {})
       conversationId: r.conversationId,
       messageId: r.messageId,
       ...(r.voice !== undefined ? { voice: r.voice } : {}),
+      ...takeoverFlag(r),
     },
   ],
   error: (e) => {

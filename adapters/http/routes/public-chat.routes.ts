@@ -17,13 +17,13 @@ import { isDomainError } from '../../../core/shared/errors';
 import { pageRequest } from '../../../core/shared/pagination';
 import { type Handler, type HandlerContext, type HandlerMap, requireActor, typedHandlers } from '../handler';
 import { abortOnDisconnect, SseWriter } from '../sse';
-import { type ChatStreamFormat, platformStreamFormat, streamChat } from './chat.routes';
+import { type ChatStreamFormat, platformStreamFormat, streamChat, takeoverFlag } from './chat.routes';
 import { readMultipartFile } from './knowledge.multipart';
 
 /** Public SSE frames: {token} pieces, then {done, usage, conversationId}; no sources (spec 4.5, 6). */
 const publicStreamFormat: ChatStreamFormat = {
   ...platformStreamFormat({ includeSources: false }),
-  done: (r) => [{ done: true, usage: r.usage, conversationId: r.conversationId }],
+  done: (r) => [{ done: true, usage: r.usage, conversationId: r.conversationId, ...takeoverFlag(r) }],
 };
 
 /** A 429 carries Retry-After in seconds (spec 7); the error body itself is written by the API app. */
@@ -96,7 +96,7 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
       const prepared = await preparePublicChat(d, await agentOf(ctx), ctx.body, clientIp(ctx));
       if (prepared.stream) return streamChat(d.chat, prepared, ctx.req, ctx.res, publicStreamFormat);
       const r = await runChat(d.chat, prepared, { signal: abortOnDisconnect(ctx.req, ctx.res) });
-      return ok({ response: r.response, conversationId: r.conversationId, usage: r.usage });
+      return ok({ response: r.response, conversationId: r.conversationId, usage: r.usage, ...takeoverFlag(r) });
     }),
     uploadPublicAttachment: withRetryAfter(async (ctx) => {
       const agent = await agentOf(ctx);

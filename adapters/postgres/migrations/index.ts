@@ -16,6 +16,7 @@ import { analyticsMigration } from './0040_analytics';
 import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { ssoProvidersMigration } from './0050_sso_providers';
 import { contactSearchTrigramsMigration } from './0060_contact_search_trigrams';
+import { conversationTakeoverMigration } from './0066_conversation_takeover';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -38,5 +39,6 @@ export const relationalMigrations: MigrationSet = {
     ssoProvidersMigration,
     analyticsMigration,
     contactSearchTrigramsMigration,
+    conversationTakeoverMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

@@ -42,6 +42,15 @@ export class KnexChannelRepository implements ChannelRepository {
     return r ? toChannel(r) : null;
   }
 
+  async findActiveByAddress(type: string, address: string) {
+    const r = await this.db()('channels')
+      .where({ type, is_active: true })
+      .whereRaw("lower(config->>'address') = ?", [address.toLowerCase()])
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .first();
+    return r ? toChannel(r) : null;
+  }
+
   async listForAgent(organizationId: string, agentId: string) {
     const rows = await this.db()('channels')
       .where({ organization_id: organizationId, agent_id: agentId })

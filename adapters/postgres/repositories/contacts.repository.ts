@@ -14,8 +14,10 @@ import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Rows per export batch: large enough to amortise the round trip, small enough to keep memory flat. */
-const EXPORT_BATCH = 2000;
+/** Rows per keyset page of the embedded store's export: amortises the round trip, keeps memory flat. */
+const EXPORT_PAGE = 1000;
+/** Rows the Postgres cursor fetches per round trip. */
+const CURSOR_BATCH = 500;
 
 const toContact = (r: Record<string, unknown>): Contact => ({
   id: r.id as string,
@@ -45,7 +47,10 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Contacts, identities and field history (migration 0035). */
 export class KnexContactRepository implements ContactRepository {
-  constructor(private readonly db: DbHandle) {}
+  constructor(
+    private readonly db: DbHandle,
+    private readonly options: { cursors: boolean } = { cursors: false },
+  ) {}
 
   async create(c: Contact) {
     await this.db()('contacts').insert({
@@ -258,29 +263,47 @@ export class KnexContactRepository implements ContactRepository {
     return rows.map((r: { key: string }) => r.key).sort();
   }
 
-  /** Keyset batches in id order: each batch is one indexed range read, so no transaction stays open. */
-  async *exportRows(f: ContactFilter): AsyncIterable<ContactExportRow[]> {
+  private exportQuery(f: ContactFilter): Knex.QueryBuilder {
+    return this.withAggregates(this.filtered(f)).select(
+      this.db().raw(
+        `coalesce((select array_agg(i.channel || ':' || i.identifier order by i.created_at, i.id) from contact_identities i where i.contact_id = c.id), '{}') as identity_list`,
+      ),
+    );
+  }
+
+  /**
+   * On Postgres one query through a server-side cursor (pg-query-stream: CURSOR_BATCH rows per fetch, the next
+   * fetch only when the consumer has taken the last); stopping early destroys the stream, which closes the
+   * cursor and gives the connection back. On the embedded store (one session) keyset pages in id order, each one
+   * indexed range read, so no statement stays open between pages.
+   */
+  async *exportRows(f: ContactFilter): AsyncIterable<ContactExportRow> {
     const org = await this.db()('organizations').where({ id: f.organizationId }).first('name');
     const organizationName = (org?.name as string) ?? '';
+    const toRow = (r: Record<string, unknown>): ContactExportRow => ({
+      ...toContact(r),
+      organizationName,
+      conversationCount: Number(r.conversation_count),
+      agentCount: Number(r.agent_count),
+      channels: (r.channels as string[]) ?? [],
+      identities: (r.identity_list as string[]) ?? [],
+    });
+    if (this.options.cursors) {
+      const stream = this.exportQuery(f).orderBy('c.id').stream({ batchSize: CURSOR_BATCH, highWaterMark: CURSOR_BATCH });
+      try {
+        for await (const r of stream) yield toRow(r as Record<string, unknown>);
+      } finally {
+        stream.destroy();
+      }
+      return;
+    }
     let after: string | null = null;
     for (;;) {
-      const q = this.withAggregates(this.filtered(f)).select(
-        this.db().raw(
-          `coalesce((select array_agg(i.channel || ':' || i.identifier order by i.created_at, i.id) from contact_identities i where i.contact_id = c.id), '{}') as identity_list`,
-        ),
-      );
+      const q = this.exportQuery(f);
       if (after) q.where('c.id', '>', after);
-      const rows: Record<string, unknown>[] = await q.orderBy('c.id').limit(EXPORT_BATCH);
-      if (!rows.length) return;
-      yield rows.map((r) => ({
-        ...toContact(r),
-        organizationName,
-        conversationCount: Number(r.conversation_count),
-        agentCount: Number(r.agent_count),
-        channels: (r.channels as string[]) ?? [],
-        identities: (r.identity_list as string[]) ?? [],
-      }));
-      if (rows.length < EXPORT_BATCH) return;
+      const rows: Record<string, unknown>[] = await q.orderBy('c.id').limit(EXPORT_PAGE);
+      for (const r of rows) yield toRow(r);
+      if (rows.length < EXPORT_PAGE) return;
       after = rows[rows.length - 1].id as string;
     }
   }

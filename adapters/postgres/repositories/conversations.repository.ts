@@ -27,6 +27,7 @@ const toConversation = (r: Record<string, unknown>): Conversation => ({
   variables: (r.variables as Record<string, unknown>) ?? {},
   sensitiveVariables: (r.sensitive_variables as Record<string, unknown>) ?? {},
   signedVariableNames: Array.isArray(r.signed_variable_names) ? (r.signed_variable_names as string[]) : [],
+  takeover: (r.takeover as Conversation['takeover']) ?? null,
   createdAt: iso(r.created_at),
   updatedAt: iso(r.updated_at),
   deletedAt: isoOrNull(r.deleted_at),
@@ -48,7 +49,7 @@ const toMessage = (r: Record<string, unknown>): StoredMessage => ({
   createdAt: iso(r.created_at),
 });
 
-/** Conversations and messages (tables of migrations 0004 and 0006). */
+/** Conversations and messages (tables of migrations 0004 and 0006; takeover: 0066). */
 export class KnexConversationRepository implements ConversationRepository {
   constructor(private readonly db: DbHandle) {}
 
@@ -114,6 +115,7 @@ export class KnexConversationRepository implements ConversationRepository {
     if (patch.variables !== undefined) row.variables = json(patch.variables);
     if (patch.sensitiveVariables !== undefined) row.sensitive_variables = json(patch.sensitiveVariables);
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
+    if (patch.takeover !== undefined) row.takeover = patch.takeover ? JSON.stringify(patch.takeover) : null;
     if (Object.keys(row).length === 0) return this.findById(organizationId, id);
     const [r] = await this.db()('conversations')
       .where({ organization_id: organizationId, id })

@@ -27,7 +27,7 @@ import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.r
 import { KnexUserRepository } from './users.repository';
 import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
 
-export function createRepositories(db: DbHandle): Repositories {
+export function createRepositories(db: DbHandle, options: { cursors: boolean } = { cursors: false }): Repositories {
   return {
     users: new KnexUserRepository(db),
     refreshTokens: new KnexRefreshTokenRepository(db),
@@ -56,7 +56,7 @@ export function createRepositories(db: DbHandle): Repositories {
     conversations: new KnexConversationRepository(db),
     attachments: new KnexAttachmentRepository(db),
     groups: new KnexGroupRepository(db),
-    contacts: new KnexContactRepository(db),
+    contacts: new KnexContactRepository(db, options),
     channels: new KnexChannelRepository(db),
     jobs: new KnexJobRepository(db),
     webhookDeliveries: new KnexWebhookDeliveryRepository(db),

@@ -45,12 +45,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (include "agent-platform.fullname" .) .Values.existingSecret -}}
 {{- end -}}
 
-{{/* ConfigMap data: non-empty `config` values, as strings. */}}
+{{/* "true" when the chart runs its own Neo4j: config.GRAPH_STORE is "neo4j" and neo4j.install is on. */}}
+{{- define "agent-platform.installNeo4j" -}}
+{{- if and (eq (toString .Values.config.GRAPH_STORE) "neo4j") .Values.neo4j.install -}}true{{- end -}}
+{{- end -}}
+
+{{/* ConfigMap data: non-empty `config` values, as strings; NEO4J_URL defaults to the chart's own Neo4j. */}}
 {{- define "agent-platform.configData" -}}
 {{- range $key, $value := .Values.config }}
 {{- if ne (toString $value) "" }}
 {{ $key }}: {{ toString $value | quote }}
 {{- end }}
+{{- end }}
+{{- if and (include "agent-platform.installNeo4j" .) (eq (toString .Values.config.NEO4J_URL) "") }}
+NEO4J_URL: {{ printf "bolt://%s-neo4j:7687" (include "agent-platform.fullname" .) | quote }}
 {{- end }}
 {{- end -}}
 
@@ -62,6 +70,9 @@ app.kubernetes.io/component: {{ .component }}
 {{- $_ := required "secrets.DATABASE_URL is required (postgres://...)" .Values.secrets.DATABASE_URL -}}
 {{- $_ := required "secrets.RABBITMQ_URL is required (amqp://...)" .Values.secrets.RABBITMQ_URL -}}
 {{- $_ := required "secrets.REDIS_URL is required (redis://...)" .Values.secrets.REDIS_URL -}}
+{{- if eq (toString .Values.config.GRAPH_STORE) "neo4j" }}
+{{- $_ := required "secrets.NEO4J_PASSWORD is required with config.GRAPH_STORE=neo4j" .Values.secrets.NEO4J_PASSWORD -}}
+{{- end }}
 {{- range $key, $value := .Values.secrets }}
 {{- if ne (toString $value) "" }}
 {{ $key }}: {{ toString $value | b64enc | quote }}

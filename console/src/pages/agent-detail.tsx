@@ -56,7 +56,7 @@ export function AgentDetailPage({ id }: { id: string }) {
   return (
     <Page title={a ? `Agent: ${a.name}` : 'Agent'}>
       <p>
-        <Link to="/agents">All agents</Link>
+        <Link to="/agents">All agents</Link> · <Link to={`/agents/${id}/channels`}>Channels</Link>
       </p>
       <ErrorNotice error={agent.error} />
       {a ? (

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 
-import { api } from '../api';
+import { api, conversationMessages, type Takeover } from '../api';
 import { ErrorNotice, Field, formatDate, Link, Page, useAction, useLoad } from '../ui';
+
+/** The inbox item's takeover (the SDK's type predates the field). */
+const takeoverOf = (c: object) => (c as { takeover?: Takeover | null }).takeover ?? null;
 
 /** The operator inbox: conversations of one agent, whatever their platform. */
 export function ConversationsPage() {
@@ -41,7 +44,9 @@ export function ConversationsPage() {
               <td>
                 <Link to={`/conversations/${chosen}/${c.id}`}>{c.title ?? 'Untitled conversation'}</Link>
               </td>
-              <td>{c.platform}</td>
+              <td>
+                {c.platform} {takeoverOf(c) ? <span class="badge pending">with {takeoverOf(c)!.operator.displayName}</span> : null}
+              </td>
               <td>{c.messageCount}</td>
               <td>{formatDate(c.updatedAt)}</td>
             </tr>
@@ -54,8 +59,11 @@ export function ConversationsPage() {
 
 /** One conversation: its messages (refreshed while open), takeover and release, and the operator's replies. */
 export function ConversationPage({ agentId, conversationId }: { agentId: string; conversationId: string }) {
-  const messages = useLoad(() => api.listAgentConversationMessages(agentId, conversationId), [agentId, conversationId]);
-  const [takenOver, setTakenOver] = useState(false);
+  const messages = useLoad(() => conversationMessages(agentId, conversationId), [agentId, conversationId]);
+  // The platform remembers the takeover (the agent is paused meanwhile); the local flag answers at once on a click.
+  const [takenOverHere, setTakenOver] = useState<boolean | null>(null);
+  const takeover = messages.data?.takeover ?? null;
+  const takenOver = takenOverHere ?? takeover !== null;
   const [draft, setDraft] = useState('');
   useEffect(() => {
     const timer = setInterval(messages.reload, 3000);
@@ -65,6 +73,7 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
   const toggle = useAction(async () => {
     await api.sendOperatorEvent(agentId, conversationId, takenOver ? 'conversation.released' : 'conversation.takeover');
     setTakenOver(!takenOver);
+    messages.reload();
   });
   const send = useAction(async () => {
     await api.sendOperatorEvent(agentId, conversationId, 'operator.message', draft);
@@ -84,6 +93,9 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
         {takenOver ? (
           <span role="status" class="badge published">
             You are handling this conversation
+            {takeover && takeover.operator.displayName !== api.session?.user.displayName
+              ? ` (taken over by ${takeover.operator.displayName})`
+              : ''}
           </span>
         ) : null}
       </div>
@@ -93,7 +105,10 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
           <li key={m.id} class={`message ${m.operator ? 'operator' : m.role}`}>
             <span class="who">{m.operator ? `${m.operator.displayName} (operator)` : m.role === 'user' ? 'Visitor' : 'Agent'}</span>
             <p>{m.content}</p>
-            <small>{formatDate(m.createdAt)}</small>
+            <small>
+              {formatDate(m.createdAt)}
+              {m.heldForOperator ? ' · waiting for an operator (the agent did not answer)' : ''}
+            </small>
           </li>
         ))}
       </ol>
@@ -120,7 +135,7 @@ export function ConversationPage({ agentId, conversationId }: { agentId: string;
           </button>
         </form>
       ) : (
-        <p class="hint">Take the conversation over to reply to the visitor yourself.</p>
+        <p class="hint">Take the conversation over to reply to the visitor yourself: the agent stops answering until you release it.</p>
       )}
     </Page>
   );

@@ -4,6 +4,7 @@ import type { JobEvent } from '../../../sdk';
 import { api } from '../api';
 import { navigate } from '../router';
 import { describeError, ErrorNotice, Field, formatDate, formValues, Link, Page, useAction, useLoad } from '../ui';
+import { KnowledgeSources } from './sources';
 
 export function KnowledgePage() {
   const list = useLoad(() => api.listKnowledgeBases({ limit: 100 }), []);
@@ -79,6 +80,9 @@ export function KnowledgeBasePage({ id }: { id: string }) {
 
   return (
     <Page title={kb.data ? `Knowledge base: ${kb.data.knowledgeBase.name}` : 'Knowledge base'}>
+      <p>
+        <Link to="/knowledge">All knowledge bases</Link> · <Link to={`/knowledge/${id}/graph`}>Knowledge graph</Link>
+      </p>
       <ErrorNotice error={kb.error} />
       <section aria-labelledby="upload-h">
         <h2 id="upload-h">Add documents</h2>
@@ -131,6 +135,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
           ))}
         </ul>
       </section>
+      <KnowledgeSources kbId={id} onSynced={docs.reload} />
       <section aria-labelledby="docs-h">
         <h2 id="docs-h">Documents</h2>
         <ErrorNotice error={docs.error} />

@@ -1,23 +1,15 @@
 /**
  * Email: inbound through the platform's SMTP listener (EMAIL_SMTP_PORT, off by default; a message is routed to
- * the active email channel whose `address` is a recipient) or an inbound webhook (POST JSON signed with
+ * the active email channel whose `address` is a recipient, see core/channels/email-inbound.ts) or an inbound webhook (POST JSON signed with
  * `X-Channel-Signature: sha256=<HMAC-SHA256 of the raw body keyed with the channel's webhookSecret>`). Both give
  * the worker the same parsed email. Threads follow In-Reply-To/References; replies go out through the SMTP relay
  * (EMAIL_SMTP_RELAY_URL) with In-Reply-To and References set.
  */
 import type { ChannelPlugin, InboundMessage } from '../../../core/channels/channel-plugin';
+import type { InboundEmail } from '../../../core/channels/email-inbound';
 import { validHmacSha256 } from '../_shared/signature';
 
-/** The parsed email both inbound paths hand to the worker. */
-export interface InboundEmail {
-  messageId: string;
-  from: string;
-  fromName?: string | null;
-  subject?: string | null;
-  text: string;
-  inReplyTo?: string | null;
-  references?: string[];
-}
+export type { InboundEmail };
 
 const bracket = (id: string) => (id.startsWith('<') ? id : `<${id}>`);
 /** Quoted history below the reply is not what the person said now. */
