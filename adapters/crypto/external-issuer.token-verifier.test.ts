@@ -66,6 +66,26 @@ describe('ExternalIssuerTokenVerifier', () => {
     await expect(verifier({ issuer: `${issuer.url}/` }).verify(token)).rejects.toThrow(/names another issuer/);
   });
 
+  it('resolves null (never throws, which would be a 503) for malformed tokens and odd headers', async () => {
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    const claims = b64({ iss: issuer.url, aud: AUDIENCE, email: 'ada@example.com', exp: 4_000_000_000 });
+    const sig = (await issuer.sign(a, { email: 'ada@example.com' }, AUDIENCE)).split('.')[2];
+    const tokens = [
+      '',
+      'x',
+      'a.b.c',
+      `${b64({ alg: 'RS256', kid: 42 })}.${claims}.${sig}`,
+      `${b64({ alg: 'RS256', kid: a.kid, crit: ['exp'] })}.${claims}.${sig}`,
+      `${b64({ alg: 'RS256', kid: a.kid, b64: false, crit: ['b64'] })}.${claims}.${sig}`,
+      `${b64({ alg: 'RS256', jwk: a.jwk })}.${claims}.${sig}`,
+      `${b64({ alg: 'RS256', kid: a.kid })}.${b64('not json')}.${sig}`,
+      `${b64({ alg: 'ES256', kid: a.kid })}.${claims}.${sig}`,
+      `${b64({ alg: 'PS256', kid: a.kid })}.${claims}.${sig}`,
+    ];
+    const v = verifier();
+    for (const token of tokens) expect({ token, result: await v.verify(token) }).toEqual({ token, result: null });
+  });
+
   it('refuses to start with an http issuer off the local host or without an audience', () => {
     expect(() => verifier({ issuer: 'http://idp.example.test' })).toThrow(/https/);
     expect(() => verifier({ jwksUrl: 'http://idp.example.test/keys' })).toThrow(/https/);
