@@ -4,6 +4,7 @@ import { BufferedRetrievalRecorder } from '../adapters/postgres/analytics/buffer
 import { PostgresAnalyticsStore } from '../adapters/postgres/analytics/postgres.analytics-store';
 import { PostgresKbAnalytics } from '../adapters/postgres/analytics/postgres.kb-analytics';
 import { PostgresLearningStore } from '../adapters/postgres/analytics/postgres.learning-store';
+import { RetrievalJournal } from '../adapters/postgres/analytics/retrieval-journal';
 import type { Logger } from './logger';
 
 /** The analytics adapters on the relational store: one recorder per process, shared by chat, search and reads. */
@@ -14,11 +15,17 @@ export interface AnalyticsAdapters {
   recorder: BufferedRetrievalRecorder;
 }
 
-export function createAnalyticsAdapters(db: Knex, log: Logger): AnalyticsAdapters {
+/**
+ * `journalDir`: where buffered retrieval events are journaled so a crash loses none (DATA_DIR/analytics-journal;
+ * none for an in-memory database, which a crash loses anyway).
+ */
+export function createAnalyticsAdapters(db: Knex, log: Logger, options: { journalDir?: string } = {}): AnalyticsAdapters {
+  const logTo = (level: 'warn' | 'error', message: string, extra?: unknown) => log(level, message, extra);
+  const journal = options.journalDir ? new RetrievalJournal({ dir: options.journalDir, log: logTo }) : undefined;
   return {
     store: new PostgresAnalyticsStore(db),
     kb: new PostgresKbAnalytics(db),
     learning: new PostgresLearningStore(db),
-    recorder: new BufferedRetrievalRecorder(db, { log: (level, message, extra) => log(level, message, extra) }),
+    recorder: new BufferedRetrievalRecorder(db, { journal, log: logTo }),
   };
 }

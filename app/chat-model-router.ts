@@ -40,6 +40,10 @@ export class ChatModelRouter implements ChatModel {
     return this.route(model) !== null;
   }
 
+  supportsTools(model: string): boolean {
+    return this.route(model)?.supportsTools?.(model) ?? false;
+  }
+
   private pick(model: string): ChatModel {
     const adapter = this.route(model);
     if (adapter) return adapter;

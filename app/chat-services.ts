@@ -4,20 +4,22 @@ import type { BillingDeps } from '../core/billing/billing';
 import { type ChatDeps, type ChatRetrieval, DEFAULT_CHAT_SETTINGS } from '../core/chat/chat-deps';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { chargeRetrieval, retrieve } from '../core/knowledge/retrieve';
+import { NO_TRACER, type Tracer } from '../core/ports/tracer';
 import type { Infrastructure } from './infrastructure';
 import { attachmentResolver } from './public-chat-services';
 
 type RetrievalParts = Pick<KnowledgeDeps, 'store' | 'vectorIndex' | 'embedder' | 'reranker' | 'billing' | 'pricing' | 'learningPrior'>;
 
 /** Chat retrieval = the knowledge area's `retrieve`, plus its billing event when a paid embedder or reranker ran. */
-export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log']): ChatRetrieval {
-  return async (input) => {
-    const result = await retrieve(k, input);
-    await chargeRetrieval(k, input.organizationId, result.usage, { purpose: 'chat' }).catch((e) =>
-      log('warn', 'could not bill chat retrieval', e),
-    );
-    return result;
-  };
+export function chatRetrieval(k: RetrievalParts, log: Infrastructure['log'], tracer: Tracer = NO_TRACER): ChatRetrieval {
+  return (input) =>
+    tracer.inSpan('retrieval', { 'retrieval.knowledge_bases': input.knowledgeBaseIds.length }, async () => {
+      const result = await retrieve(k, input);
+      await chargeRetrieval(k, input.organizationId, result.usage, { purpose: 'chat' }).catch((e) =>
+        log('warn', 'could not bill chat retrieval', e),
+      );
+      return result;
+    });
 }
 
 /**
@@ -31,7 +33,7 @@ export function buildChatDeps(infra: Infrastructure, billing: BillingDeps, knowl
     ids: infra.ids,
     billing,
     chatModel: infra.chat.chatModel,
-    retrieval: knowledge ? chatRetrieval(knowledge, infra.log) : null,
+    retrieval: knowledge ? chatRetrieval(knowledge, infra.log, infra.tracing?.tracer) : null,
     attachments: attachmentResolver(infra.store),
     graph: infra.knowledge.graphSearch,
     speech: infra.chat.speech,

@@ -10,6 +10,8 @@ import { EXTRACTION_SCHEMA } from '../core/graph/model-extraction-schema';
 import { modelGraphExtractor } from '../core/graph/model-extractor';
 import { processGraphJob, ruleJudge } from '../core/graph/optimize';
 import { defaultIngestionSteps, type IngestionStep } from '../core/knowledge/ingestion-steps';
+import type { GraphExtractor } from '../core/ports/graph-extractor';
+import type { HeavyWork } from '../core/ports/heavy-work';
 import { DomainError, isDomainError } from '../core/shared/errors';
 import { ajvOptionsValidator } from '../plugins/kit/ajv-options-validator';
 import type { Consumer } from './consumer';
@@ -38,11 +40,20 @@ export function extractionModels(infra: Infrastructure, billing: BillingDeps): E
   };
 }
 
+/**
+ * The offline extractor through the heavy-work pool: a large document's extraction is seconds of CPU that
+ * would otherwise hold the loop serving requests. A model-backed extractor waits on the network and stays.
+ */
+export const offloadedGraphExtractor = (extractor: GraphExtractor, work: HeavyWork): GraphExtractor =>
+  extractor.id === 'offline' && work.id !== 'in-process'
+    ? { id: extractor.id, extract: (input) => work.run('graph.extractOffline', input) }
+    : extractor;
+
 /** The ingestion steps with graph extraction after `store` (before the summary). */
 export function ingestionStepsWithGraph(infra: Infrastructure, billing: BillingDeps): IngestionStep[] {
   const step = graphExtractionStep({
     graph: infra.knowledge.graphStore,
-    extractor: infra.knowledge.graphExtractor,
+    extractor: offloadedGraphExtractor(infra.knowledge.graphExtractor, infra.knowledge.heavyWork),
     billing,
     costUsd: () => 0,
     models: extractionModels(infra, billing),

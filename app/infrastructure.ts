@@ -1,6 +1,11 @@
+import { join } from 'node:path';
+
 import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
+import { ObservedJobQueue } from '../adapters/observability/observed-job-queue';
+import { createPlatformMetrics, type PlatformMetrics } from '../adapters/observability/platform-metrics';
+import type { PlatformTracing } from '../adapters/opentelemetry/otel-tracing';
 import { type Database, databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
@@ -91,8 +96,13 @@ export interface Infrastructure {
   nonces: NonceRegistry;
   /** Passwords too common to accept (the password policy). */
   commonPasswords: CommonPasswordList;
+  /** The configured queue wrapped with request ids, job log lines, outcome metrics and job spans. */
   queue: JobQueue;
   bus: EventBus;
+  /** The platform's own Prometheus series (served with the api's /metrics). */
+  metrics: PlatformMetrics;
+  /** OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set; null (no spans, no cost) otherwise. */
+  tracing: PlatformTracing | null;
   blobs: BlobStore;
   /** The Google preset of OpenID Connect sign-in (GOOGLE_* settings), null when not configured. */
   google: OidcRelyingParty | null;
@@ -137,6 +147,8 @@ export interface InfrastructureOverrides {
   chat?: { chatModels?: ChatModel[]; speech?: SpeechSynthesizer | null };
   /** Any other token bound to a fixed value instead of its configured adapter. */
   bindings?: Binding[];
+  /** Tests: where the `start` role's log lines go instead of stderr (a pino destination: anything with write()). */
+  logDestination?: { write(line: string): void };
 }
 
 function replacementsOf(o: InfrastructureOverrides): Binding[] {
@@ -189,7 +201,12 @@ export async function buildInfrastructure(
     await migrate(db.knex, [relationalMigrations]);
     const rateLimits = await get<RateLimitStore>(RATE_LIMIT_STORE, true);
     const nonces = await get<NonceRegistry>(NONCE_REGISTRY, true);
-    const queue = await get<JobQueue>(JOB_QUEUE, true);
+    // Loaded only when configured (the SDK stays out of processes that do not trace); flushed after the rest closed.
+    const tracing = config.tracing ? (await import('../adapters/opentelemetry/otel-tracing')).createOtelTracing(config.tracing) : null;
+    if (tracing) closers.push({ close: () => tracing.shutdown() });
+    const configuredQueue = await get<JobQueue>(JOB_QUEUE, true);
+    const metrics = createPlatformMetrics(() => queue.depths());
+    const queue = new ObservedJobQueue(configuredQueue, metrics, log, tracing);
     const bus = await get<EventBus>(EVENT_BUS, true);
     const store = await get<Store>(STORE);
     if (store instanceof KnexStore && store.identityCache) {
@@ -197,8 +214,15 @@ export async function buildInfrastructure(
     }
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     const heavyWork = await get<HeavyWork>(HEAVY_WORK, true);
-    const analytics = createAnalyticsAdapters(db.knex, log);
+    const analytics = createAnalyticsAdapters(db.knex, log, {
+      journalDir: overrides.memoryDatabase && !config.databaseUrl ? undefined : join(config.dataDir, 'analytics-journal'),
+    });
     closers.unshift(analytics.recorder); // flushed before the database closes
+    // Events a crashed process had buffered; not worth failing boot for (the segments stay for the next one).
+    await analytics.recorder
+      .replayJournal()
+      .then((n) => n && log('info', `analytics: ${n} journaled retrieval events replayed`))
+      .catch((e) => log('warn', 'analytics: journal replay failed; kept for the next boot', e));
     return {
       config,
       log,
@@ -213,6 +237,8 @@ export async function buildInfrastructure(
       commonPasswords: await get<CommonPasswordList>(COMMON_PASSWORD_LIST),
       queue,
       bus,
+      metrics,
+      tracing,
       blobs: await get<BlobStore>(BLOB_STORE),
       google: await get<OidcRelyingParty | null>(GOOGLE_RELYING_PARTY),
       oidc: await get<OidcClient>(OIDC_CLIENT),
@@ -233,7 +259,10 @@ export async function buildInfrastructure(
         graphStore: await get<GraphStore>(GRAPH_STORE, true),
         graphExtractor: await get<GraphExtractor>(GRAPH_EXTRACTOR),
       },
-      chat: { chatModel: await get<ChatModel>(CHAT_MODEL), speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER) },
+      chat: {
+        chatModel: await chatModelOf(await get<ChatModel>(CHAT_MODEL), tracing),
+        speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER),
+      },
       analytics,
       plugins,
       adapters: c,
@@ -243,4 +272,10 @@ export async function buildInfrastructure(
     await closeAll();
     throw e;
   }
+}
+
+/** The model router, with a `model.call` span per call when tracing. */
+async function chatModelOf(model: ChatModel, tracing: PlatformTracing | null): Promise<ChatModel> {
+  if (!tracing) return model;
+  return (await import('../adapters/opentelemetry/traced-chat-model')).tracedChatModel(model);
 }

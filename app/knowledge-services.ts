@@ -6,6 +6,7 @@ import { processIngestJob } from '../core/knowledge/ingest-document';
 import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
+import type { Job } from '../core/ports/job-queue';
 import type { Consumer } from './consumer';
 import { ingestionStepsWithGraph } from './graph-services';
 import type { Infrastructure } from './infrastructure';
@@ -60,10 +61,22 @@ export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
   start: (infra, services) => {
     // The pipeline with graph extraction after `store` (app/graph-services.ts).
     const steps = ingestionStepsWithGraph(infra, services.knowledge.billing);
-    return infra.queue.consume<IngestJobPayload>(
-      INGEST_QUEUE,
-      async (job) => void (await processIngestJob(services.knowledge, job, steps)),
-      { concurrency: 2, maxAttempts: INGEST_MAX_ATTEMPTS, backoffMs: 2000 },
-    );
+    const counted = async (job: Job<IngestJobPayload>) => {
+      let outcome: string = 'retrying';
+      try {
+        outcome = await processIngestJob(services.knowledge, job, steps);
+      } finally {
+        // Ingestion rates for /metrics: documents by outcome, chunks of the completed ones.
+        const { organizationId, documentId } = job.payload;
+        const doc =
+          outcome === 'completed' ? await infra.store.repos.documents.findById(organizationId, documentId).catch(() => null) : null;
+        infra.metrics.documentIngested(outcome, doc?.chunkCount ?? 0);
+      }
+    };
+    return infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, counted, {
+      concurrency: 2,
+      maxAttempts: INGEST_MAX_ATTEMPTS,
+      backoffMs: 2000,
+    });
   },
 };

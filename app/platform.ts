@@ -35,7 +35,7 @@ function withBoundPort(url: string, port: number): string {
 export async function startPlatform(config: PlatformConfig, overrides: InfrastructureOverrides = {}): Promise<RunningPlatform> {
   // Our own copy: the public and app URLs are completed below once the gateway port is known.
   const settings: PlatformConfig = { ...config };
-  const log = createLogger(settings.logLevel);
+  const log = createLogger(settings.logLevel, overrides.logDestination);
   const infra = await buildInfrastructure(settings, log, overrides);
   const container = createContainer(infra);
   const started: { close(): Promise<void> }[] = [];

@@ -5,6 +5,7 @@ import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createApiApp } from '../adapters/http/api-app';
+import { startMetricsServer } from '../adapters/http/metrics-server';
 import { databaseOptions, openDatabase } from '../adapters/postgres/database';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
@@ -44,6 +45,8 @@ export function createApi(container: Container, handoff?: IdentityHandoff) {
     signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
     maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
     handoff,
+    metricsRegistries: [infra.metrics.registry],
+    ...(infra.tracing ? { traceRequest: infra.tracing.apiMiddleware } : {}),
   });
 }
 
@@ -90,9 +93,23 @@ export async function startGateway(
     clock: infra.clock,
     externalAccessClaims: externalTokens && ((token) => externalAccessClaims(infra.store.repos, externalTokens, token, infra.clock.now())),
     onError: (err, context) => infra.log('warn', `gateway: ${context}`, err),
+    onRateLimited: (scope) => infra.metrics.rateLimited(scope),
+    ...(infra.tracing ? { tracing: infra.tracing } : {}),
   });
   const address = await gateway.listen(port, host);
-  return { gateway, address, close: () => gateway.close(2000) };
+  // The gateway role's own /metrics (its rate-limit refusals); in `start` the api serves them.
+  const metrics =
+    infra.config.role === 'gateway' && infra.config.metricsPort
+      ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0')
+      : null;
+  return {
+    gateway,
+    address,
+    close: async () => {
+      await metrics?.close();
+      await gateway.close(2000);
+    },
+  };
 }
 
 /** The `migrate` role: applies the relational migrations and closes the database. */

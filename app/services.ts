@@ -74,7 +74,14 @@ function signInSecurity(infra: Infrastructure): Pick<IdentityDeps, 'signInLimits
 
 export function buildServices(infra: Infrastructure): Services {
   const { store, clock, ids, config } = infra;
-  const billing: BillingDeps = { store, clock, ids, marginMultiplier: config.billing.marginMultiplier };
+  const billing: BillingDeps = {
+    store,
+    clock,
+    ids,
+    marginMultiplier: config.billing.marginMultiplier,
+    ...(infra.tracing ? { tracer: infra.tracing.tracer } : {}),
+    onCharged: (event) => infra.metrics.charged(event),
+  };
   const knowledge = buildKnowledgeDeps(infra, billing);
   const sources = buildSourcesDeps(infra, knowledge);
   const contacts = buildContactDeps(infra);

@@ -1,5 +1,6 @@
 import type { Container } from 'inversify';
 
+import { startMetricsServer } from '../adapters/http/metrics-server';
 import { analyticsJobConsumer } from './analytics-services';
 import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
 import type { Consumer } from './consumer';
@@ -33,5 +34,15 @@ export async function startWorkers(container: Container): Promise<{ close(): Pro
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   const subscriptions = await Promise.all(consumers.map((c) => c.start(infra, services)));
-  return { close: async () => void (await Promise.all(subscriptions.map((s) => s.close()))) };
+  // The worker role's own /metrics (job outcomes, queue depth, ingestion, tokens); in `start` the api serves them.
+  const metrics =
+    infra.config.role === 'worker' && infra.config.metricsPort
+      ? await startMetricsServer([infra.metrics.registry], infra.config.metricsPort, '0.0.0.0')
+      : null;
+  return {
+    close: async () => {
+      await metrics?.close();
+      await Promise.all(subscriptions.map((s) => s.close()));
+    },
+  };
 }

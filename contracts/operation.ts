@@ -51,7 +51,13 @@ export const pageQuery = (defaultLimit: number, max = 200) =>
 export const errorSchema: JsonSchema = {
   type: 'object',
   required: ['error', 'message'],
-  properties: { error: { type: 'string' }, message: { type: 'string' }, code: { type: 'string' }, details: {} },
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    code: { type: 'string' },
+    details: {},
+    requestId: { type: 'string', description: 'The X-Request-Id of the request: quote it when reporting a problem' },
+  },
 };
 export const errors = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [String(s), { description: 'Error', schema: errorSchema }]));

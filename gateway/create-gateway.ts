@@ -47,6 +47,8 @@ const STRIPPED = new Set<string>([
   'x-forwarded-proto',
   'x-request-id',
 ]);
+/** Trace context from a client is only continued behind a trusted proxy; the gateway's own span replaces it. */
+const TRACE_HEADERS = ['traceparent', 'tracestate'];
 
 const MISSING = 'Missing or invalid authorization header';
 const INTERNAL_ONLY = new Set(['/metrics', '/metrics/']);
@@ -63,6 +65,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { tokenSigner, verifyApiKey, rateLimitStore, limits, internalSecret, clock } = options;
   const trustProxy = options.trustProxy ?? false;
   const report = options.onError ?? (() => undefined);
+  const rateLimited = options.onRateLimited ?? (() => undefined);
   if (!internalSecret) throw new Error('Gateway needs an internalSecret');
   const forwarder = createUpstreamForwarder(options.upstream);
   const tokens = new VerifiedTokenCache(tokenSigner, clock, options.tokenCacheSize ?? 5000, options.externalAccessClaims ?? null);
@@ -144,7 +147,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  function tooMany(res: ServerResponse, d: Limited, fail: SendError): void {
+  function tooMany(res: ServerResponse, d: Limited, fail: SendError, scope: 'ip' | 'principal'): void {
+    rateLimited(d === 'unavailable' ? 'unavailable' : scope);
     if (d === 'unavailable') {
       return fail(res, 503, 'Service Unavailable', 'Rate limits cannot be checked right now', { 'retry-after': 1 });
     }
@@ -181,7 +185,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     return Object.assign(out, signed);
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, traceHeaders: Record<string, string>): Promise<void> {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
     const tls = isTls(req, trustProxy);
@@ -196,7 +200,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const ip = clientIp(req, trustProxy);
     let decision = await limit(ipRateLimitKey(ip), limits.perIp);
-    if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision, fail);
+    if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision, fail, 'ip');
 
     const lane = classifyLane(method, path.canonicalPath);
     let auth = await authenticate(lane, req, ip);
@@ -211,7 +215,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     if (auth.principalKey) {
       const d = await limit(auth.principalKey, limits.perPrincipal);
-      if (d === 'unavailable' || !d.allowed) return tooMany(res, d, fail);
+      if (d === 'unavailable' || !d.allowed) return tooMany(res, d, fail, 'principal');
       if (d.remaining < decision.remaining) decision = d;
     }
 
@@ -244,6 +248,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const outbound = (signed: Record<string, string>): OutgoingHttpHeaders => {
       const headers = forwardHeaders(req, ip, signed, body);
       headers['x-request-id'] = requestId;
+      if (!trustProxy) for (const name of TRACE_HEADERS) delete headers[name];
+      Object.assign(headers, traceHeaders);
       if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
       return headers;
     };
@@ -262,11 +268,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   }
 
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((err: unknown) => {
+  const run = (req: IncomingMessage, res: ServerResponse, traceHeaders: Record<string, string>) =>
+    void handle(req, res, traceHeaders).catch((err: unknown) => {
       report(err, 'handler');
       sendError(res, 500, 'Internal Server Error', 'Unexpected gateway error');
     });
+  const tracing = options.tracing;
+  const server = http.createServer((req, res) => {
+    if (tracing) tracing.inGatewaySpan(req, res, trustProxy, (headers) => run(req, res, headers));
+    else run(req, res, {});
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();

@@ -1,3 +1,5 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
 import type { AccessTokenClaims, ApiKeyPrincipal, TokenSigner } from '../core/identity/token-claims';
 import type { Clock } from '../core/ports/clock';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
@@ -13,6 +15,12 @@ export interface GatewayLimits {
   perIp: RateLimitRule;
   /** Requests with a verified principal, keyed by API key id or user id. */
   perPrincipal: RateLimitRule;
+}
+
+/** OpenTelemetry's span of one exchange (adapters/opentelemetry), so the gateway stays free of the SDK. */
+export interface GatewayTracing {
+  /** Runs `fn` inside the exchange's span; `headers` carry it to the backend (traceparent). */
+  inGatewaySpan(req: IncomingMessage, res: ServerResponse, trustIncoming: boolean, fn: (headers: Record<string, string>) => void): void;
 }
 
 export type GatewayErrorContext = 'rate-limit-store' | 'api-key-verification' | 'external-token-verification' | 'upstream' | 'handler';
@@ -41,6 +49,10 @@ export interface GatewayOptions {
   allowedOrigins?: string[];
   /** Told about swallowed failures: a rate-limit store that is down (the gateway then answers 503; the stores themselves fall back to in-process limits), and so on. */
   onError?: (err: unknown, context: GatewayErrorContext) => void;
+  /** Told about each rate-limit refusal (the rate-limit metric): by client address, by principal, or store unavailable. */
+  onRateLimited?: (scope: 'ip' | 'principal' | 'unavailable') => void;
+  /** Spans of exchanges, continued by the backend; absent: no tracing. */
+  tracing?: GatewayTracing;
 }
 
 const rule = {

@@ -12,9 +12,14 @@ export type SendError = (
   headers?: Record<string, string | number>,
 ) => void;
 
-/** Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body") with the security headers. */
-export const sendError: SendError = (res, status, error, message, headers = {}) =>
-  send(res, status, headers, { error, message, code: codeOf(status, error) });
+/**
+ * Every gateway error is JSON `{error, message, code, requestId}` (DECISIONS "Error body") with the security
+ * headers; the request id is the one the gateway set on the answer.
+ */
+export const sendError: SendError = (res, status, error, message, headers = {}) => {
+  const requestId = res.getHeader('x-request-id');
+  send(res, status, headers, { error, message, code: codeOf(status, error), ...(typeof requestId === 'string' ? { requestId } : {}) });
+};
 
 /** The same error in OpenAI's shape, for the OpenAI-compatible paths. */
 export const sendOpenAiError: SendError = (res, status, error, message, headers = {}) =>

@@ -72,7 +72,8 @@ export class CohereChatModel implements ChatModel {
   private params(request: ChatRequest): Cohere.V2ChatRequest {
     return {
       model: cohereModelName(request.model),
-      messages: request.messages.map((m) => ({ role: m.role, content: m.content })),
+      // No tool support here (no supportsTools), so tool messages never arrive; mapped defensively.
+      messages: request.messages.map((m) => ({ role: m.role === 'tool' ? 'user' : m.role, content: m.content })),
       ...(request.maxTokens !== undefined ? { maxTokens: request.maxTokens } : {}),
       ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     };

@@ -168,6 +168,19 @@ export const configSchema = {
       description: 'A published agent built from the same handle within this many hours answers from-url at once',
     },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
+    METRICS_PORT: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 65535,
+      description: 'Gateway and worker roles: serve /metrics on this port (0.0.0.0); the api serves it on its own port',
+    },
+    OTEL_EXPORTER_OTLP_ENDPOINT: {
+      type: 'string',
+      format: 'uri',
+      pattern: '^https?://',
+      description: 'OTLP/HTTP collector base URL (spans go to <url>/v1/traces as JSON); tracing is off when unset',
+    },
+    OTEL_SERVICE_NAME: { type: 'string', minLength: 1, default: 'agent-platform', description: 'service.name of exported spans' },
     ...securityConfigSchemaProperties,
   },
   allOf: [

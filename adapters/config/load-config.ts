@@ -186,6 +186,10 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
         : null,
     },
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
+    metricsPort: (raw.METRICS_PORT as number | undefined) ?? null,
+    tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? { endpoint: raw.OTEL_EXPORTER_OTLP_ENDPOINT as string, serviceName: raw.OTEL_SERVICE_NAME as string }
+      : null,
     settings: Object.freeze({ ...raw }),
     security: securityConfigFrom(raw),
   };

@@ -46,6 +46,10 @@ export interface PlatformConfig {
     turnstile: { secret: string; verifyUrl: string } | null;
   };
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Where the gateway and worker roles serve /metrics (METRICS_PORT); null: they do not. */
+  metricsPort: number | null;
+  /** OpenTelemetry traces over OTLP/HTTP; null (off, no-op) unless OTEL_EXPORTER_OTLP_ENDPOINT is set. */
+  tracing: { endpoint: string; serviceName: string } | null;
   /**
    * Every validated value by key, defaults applied: the port registries read their selector and adapter keys
    * (VECTOR_INDEX, ELASTICSEARCH_URL...) and plugins their declared secrets from here.

@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import helmet from 'helmet';
+import { Registry } from 'prom-client';
 
 import type { Operation } from '../../contracts/operation';
 import type { Actor } from '../../core/identity/actor';
@@ -47,6 +48,10 @@ export interface ApiAppOptions {
   widgetDir?: string;
   /** The built operator console served under /console (default dist/console). */
   consoleDir?: string;
+  /** More Prometheus series served at /metrics beside the app's own (queue, jobs, ingestion, tokens, rate limits). */
+  metricsRegistries?: Registry[];
+  /** Express middleware opening the api's span of a request (OpenTelemetry, when tracing is configured). */
+  traceRequest?: (req: Request, res: Response, next: NextFunction) => void;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -64,8 +69,10 @@ export function createApiApp(options: ApiAppOptions) {
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
   app.use(helmet({ strictTransportSecurity: false }));
   app.use(requestLog(options.log));
+  if (options.traceRequest) app.use(options.traceRequest);
   const metrics = createHttpMetrics();
   app.use(metrics.observe);
+  const scraped = Registry.merge([metrics.registry, ...(options.metricsRegistries ?? [])]);
   app.get('/health', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -75,9 +82,9 @@ export function createApiApp(options: ApiAppOptions) {
       .catch(next);
   });
   app.get('/metrics', (_req, res, next) => {
-    metrics.registry
+    scraped
       .metrics()
-      .then((text) => void res.type(metrics.registry.contentType).send(text))
+      .then((text) => void res.type(scraped.contentType).send(text))
       .catch(next);
   });
   const signed = signedRequests({

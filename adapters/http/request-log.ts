@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 
 import type { NextFunction, Request, Response } from 'express';
 
+import { runWithRequestContext } from '../observability/request-context';
+
 type Log = (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
 
 /**
  * One log line per request (method, route template, status, duration, request id, organization; never
  * bodies or credentials), and the request id on every answer. The id comes from the gateway, which is the
- * only sender the api trusts (its requests are signed); a request without one gets its own.
+ * only sender the api trusts (its requests are signed); a request without one gets its own. The rest of the
+ * request runs with the id as its context, so its other log lines and the jobs it enqueues carry it too.
  */
 export function requestLog(log: Log | undefined) {
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -16,6 +19,7 @@ export function requestLog(log: Log | undefined) {
     const requestId = typeof given === 'string' && given ? given : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
+    withRequestIdInErrors(res, requestId);
     if (log) {
       res.once('finish', () => {
         const identity = res.locals.identity as { organizationId?: string | null } | undefined;
@@ -29,6 +33,22 @@ export function requestLog(log: Log | undefined) {
         });
       });
     }
-    next();
+    runWithRequestContext({ requestId }, next);
   };
+}
+
+/**
+ * Every error body of the api (`{error, message, code}`, whichever layer sent it) also names the request id, so
+ * a user can quote it from a body alone. OpenAI-shaped bodies of /v1 keep OpenAI's shape (the header carries it).
+ */
+function withRequestIdInErrors(res: Response, requestId: string): void {
+  const json = res.json.bind(res);
+  res.json = (body?: unknown) => {
+    if (res.statusCode >= 400 && isErrorBody(body) && body.requestId === undefined) return json({ ...body, requestId });
+    return json(body);
+  };
+}
+
+function isErrorBody(body: unknown): body is { error: string; requestId?: unknown } {
+  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string';
 }

@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 
-import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobQueue, Subscription } from '../../core/ports/job-queue';
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobMetadata, JobQueue, Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
 
 /** Anything console-like; the default is `console`. */
@@ -29,6 +29,7 @@ interface StoredJob {
   queue: string;
   body: string;
   attempt: number;
+  metadata?: JobMetadata;
 }
 
 interface Consumer {
@@ -86,7 +87,7 @@ export class InProcessJobQueue implements JobQueue {
     const id = options.jobId ?? this.newId();
     if (state.pendingIds.has(id)) return id;
     state.pendingIds.add(id);
-    const job: StoredJob = { id, queue, body, attempt: 1 };
+    const job: StoredJob = { id, queue, body, attempt: 1, ...(options.metadata ? { metadata: { ...options.metadata } } : {}) };
     if (delayMs > 0) this.later(delayMs, () => this.makeReady(state, job));
     else this.makeReady(state, job);
     return id;
@@ -119,6 +120,16 @@ export class InProcessJobQueue implements JobQueue {
 
   async deadLetters(queue: string): Promise<Job[]> {
     return (this.queues.get(queue)?.dead ?? []).map(toJob);
+  }
+
+  /** Pending jobs not running yet (ready, delayed or waiting for a retry) per queue. */
+  async depths(): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const [name, state] of this.queues) {
+      const running = state.consumers.reduce((n, c) => n + c.running.size, 0);
+      out[name] = Math.max(0, state.pendingIds.size - running);
+    }
+    return out;
   }
 
   /** Stops taking jobs, drops waiting and delayed ones, and waits for running handlers to finish. */
@@ -268,7 +279,9 @@ function serialise(payload: unknown): string {
 }
 
 function toJob(stored: StoredJob): Job {
-  return { id: stored.id, queue: stored.queue, payload: JSON.parse(stored.body) as unknown, attempt: stored.attempt };
+  const job: Job = { id: stored.id, queue: stored.queue, payload: JSON.parse(stored.body) as unknown, attempt: stored.attempt };
+  if (stored.metadata) job.metadata = { ...stored.metadata };
+  return job;
 }
 
 function errorMessage(err: unknown): string {

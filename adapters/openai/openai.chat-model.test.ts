@@ -35,6 +35,7 @@ chatModelConformance(
       stall: (tokens) =>
         fake.replyOnce({ sse: chatStreamFrames('one two three four five', { model: 'gpt-4o-mini' }).slice(0, 1 + tokens), holdOpen: true }),
     },
+    toolCall: (call) => fake.toolTurns.push([call]),
   }),
   { remote: true },
 );
@@ -109,5 +110,42 @@ describe('OpenAiChatModel specifics', () => {
       })(),
     ).rejects.toMatchObject({ code: 'PROVIDER_LIMIT_REACHED' });
     expect(parts).toEqual([{ type: 'token', token: 'partial ' }]);
+  });
+});
+
+describe('tools', () => {
+  const tool = { name: 'lookup_order', parameters: { type: 'object', properties: {} } };
+
+  it('sends tools and tool_choice, and messages carrying calls and results, in OpenAI shape', async () => {
+    await official().complete(
+      request({
+        messages: [
+          { role: 'user', content: 'Where is A-17?' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'lookup_order', arguments: '{}' }] },
+          { role: 'tool', content: '{"status":"shipped"}', toolCallId: 'c1' },
+        ],
+        tools: [tool],
+        toolChoice: { name: 'lookup_order' },
+      }),
+    );
+    const body = fake.last().json;
+    expect(body.tools).toEqual([{ type: 'function', function: tool }]);
+    expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'lookup_order' } });
+    expect(body.messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_order', arguments: '{}' } }],
+      },
+      { role: 'tool', content: '{"status":"shipped"}', tool_call_id: 'c1' },
+    ]);
+  });
+
+  it('an endpoint configured without tools says so and sends none', async () => {
+    const model = new OpenAiChatModel({ apiKey: 'k', baseURL: fake.baseURL, maxRetries: 0, tools: false });
+    expect(model.supportsTools('meta-llama/llama-3.1-8b')).toBe(false);
+    await model.complete(request({ model: 'meta-llama/llama-3.1-8b', tools: [tool], toolChoice: 'auto' }));
+    expect(fake.last().json).not.toHaveProperty('tools');
+    expect(fake.last().json).not.toHaveProperty('tool_choice');
   });
 });

@@ -11,8 +11,6 @@ import type { Knex } from 'knex';
 import type {
   DocumentGraph,
   EntityFilter,
-  GraphEntity,
-  GraphRelationship,
   GraphScope,
   GraphStats,
   GraphStore,
@@ -21,43 +19,10 @@ import type {
   SuggestionStatus,
 } from '../../core/ports/graph-store';
 import { iso } from '../postgres/repositories/rows';
+import { entitiesWhere, entityPage, neighbourhoodOf, toRelationship } from './postgres.graph-reads';
 import { mergeInto, replaceDocumentGraph } from './postgres.graph-writes';
 
 type Row = Record<string, unknown>;
-
-const ENTITY_COLUMNS = `e.*, COALESCE(m.mention_count, 0)::int AS mention_count, COALESCE(m.document_ids, '{}') AS document_ids`;
-const MENTIONS_JOIN = `LEFT JOIN LATERAL (
-  SELECT SUM(count) AS mention_count, array_agg(DISTINCT document_id::text) AS document_ids
-  FROM graph_mentions WHERE entity_id = e.id) m ON true`;
-
-export const toEntity = (r: Row): GraphEntity => ({
-  id: r.id as string,
-  organizationId: r.organization_id as string,
-  knowledgeBaseId: r.knowledge_base_id as string,
-  name: r.name as string,
-  type: r.type as string,
-  aliases: (r.aliases as string[]) ?? [],
-  description: (r.description as string | null) ?? null,
-  confidence: Number(r.confidence),
-  hidden: Boolean(r.hidden),
-  mentionCount: Number(r.mention_count ?? 0),
-  documentIds: ((r.document_ids as string[]) ?? []).sort(),
-  createdAt: iso(r.created_at),
-  updatedAt: iso(r.updated_at),
-});
-
-const toRelationship = (r: Row): GraphRelationship => ({
-  id: r.id as string,
-  knowledgeBaseId: r.knowledge_base_id as string,
-  sourceEntityId: r.source_entity_id as string,
-  targetEntityId: r.target_entity_id as string,
-  type: r.type as string,
-  weight: Number(r.weight),
-  documentId: r.document_id as string,
-  chunkIndex: Number(r.chunk_index),
-  evidence: (r.evidence as string | null) ?? null,
-  createdAt: iso(r.created_at),
-});
 
 const toSuggestion = (r: Row): GraphSuggestion => ({
   id: r.id as string,
@@ -79,10 +44,6 @@ export class PostgresGraphStore implements GraphStore {
   readonly id = 'postgres';
 
   constructor(private readonly db: Knex) {}
-
-  private entities(q: Knex, where: string, bindings: Knex.RawBinding[], tail = '') {
-    return q.raw(`SELECT ${ENTITY_COLUMNS} FROM graph_entities e ${MENTIONS_JOIN} WHERE ${where} ${tail}`, bindings);
-  }
 
   async replaceDocument(scope: GraphScope & { documentId: string }, graph: DocumentGraph, now: string) {
     return this.db.transaction((trx) => replaceDocumentGraph(trx, scope, graph, now));
@@ -122,34 +83,29 @@ export class PostgresGraphStore implements GraphStore {
     }
     const w = where.join(' AND ');
     const total = await this.db.raw(`SELECT count(*)::int AS n FROM graph_entities e WHERE ${w}`, bindings);
-    const page = await this.entities(
-      this.db,
-      w,
-      [...bindings, f.limit, f.offset],
-      'ORDER BY mention_count DESC, e.name ASC, e.id LIMIT ? OFFSET ?',
-    );
-    return { items: (page.rows as Row[]).map(toEntity), total: total.rows[0].n as number };
+    const items = await entityPage(this.db, scope, w, bindings, f.limit, f.offset);
+    return { items, total: total.rows[0].n as number };
   }
 
   async getEntities(scope: GraphScope, ids: string[]) {
     if (ids.length === 0) return [];
-    const r = await this.entities(this.db, 'e.organization_id = ? AND e.knowledge_base_id = ? AND e.id = ANY(?::uuid[])', [
+    return entitiesWhere(this.db, 'SELECT DISTINCT id FROM unnest(?::uuid[]) AS u(id)', 'organization_id = ? AND knowledge_base_id = ?', [
+      ids,
       scope.organizationId,
       scope.knowledgeBaseId,
-      ids,
     ]);
-    return (r.rows as Row[]).map(toEntity);
   }
 
   async findByKeys(organizationId: string, knowledgeBaseIds: string[], keys: string[]) {
     if (keys.length === 0 || knowledgeBaseIds.length === 0) return [];
-    const r = await this.entities(
+    return entitiesWhere(
       this.db,
-      `e.organization_id = ? AND NOT e.hidden AND e.id IN (
-         SELECT entity_id FROM graph_entity_keys WHERE knowledge_base_id = ANY(?::uuid[]) AND key = ANY(?::text[]))`,
-      [organizationId, knowledgeBaseIds, keys],
+      // the (knowledge_base_id, key) primary key: one probe per pair
+      `SELECT DISTINCT k.entity_id AS id FROM unnest(?::uuid[]) AS b(kb) CROSS JOIN unnest(?::text[]) AS q(key)
+         CROSS JOIN LATERAL (SELECT entity_id FROM graph_entity_keys WHERE knowledge_base_id = b.kb AND key = q.key LIMIT 1) k`,
+      'organization_id = ? AND NOT hidden',
+      [knowledgeBaseIds, keys, organizationId],
     );
-    return (r.rows as Row[]).map(toEntity);
   }
 
   async relationshipsOf(scope: GraphScope, entityIds: string[], limit: number) {
@@ -165,28 +121,7 @@ export class PostgresGraphStore implements GraphStore {
 
   async neighbourhood(scope: GraphScope, seedIds: string[], depth: number, limit: number) {
     if (seedIds.length === 0) return { entities: [], relationships: [] };
-    const walk = await this.db.raw(
-      `WITH RECURSIVE walk(entity_id, depth) AS (
-         SELECT id, 0 FROM graph_entities WHERE organization_id = ? AND knowledge_base_id = ? AND id = ANY(?::uuid[])
-         UNION
-         SELECT n.other, w.depth + 1 FROM walk w CROSS JOIN LATERAL (
-           SELECT target_entity_id AS other FROM graph_relationships WHERE source_entity_id = w.entity_id
-           UNION ALL
-           SELECT source_entity_id FROM graph_relationships WHERE target_entity_id = w.entity_id) n
-         WHERE w.depth < ?)
-       SELECT entity_id, min(depth) AS d FROM walk GROUP BY entity_id ORDER BY d, entity_id LIMIT ?`,
-      [scope.organizationId, scope.knowledgeBaseId, seedIds, depth, limit],
-    );
-    const ids = (walk.rows as Row[]).map((r) => r.entity_id as string);
-    const [entities, rels] = await Promise.all([
-      this.getEntities(scope, ids),
-      this.db.raw(
-        `SELECT * FROM graph_relationships WHERE knowledge_base_id = ?
-           AND source_entity_id = ANY(?::uuid[]) AND target_entity_id = ANY(?::uuid[]) ORDER BY weight DESC, id LIMIT ?`,
-        [scope.knowledgeBaseId, ids, ids, limit * 4],
-      ),
-    ]);
-    return { entities, relationships: (rels.rows as Row[]).map(toRelationship) };
+    return neighbourhoodOf(this.db, scope, seedIds, depth, limit);
   }
 
   async stats(scope: GraphScope): Promise<GraphStats> {

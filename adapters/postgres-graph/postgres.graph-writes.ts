@@ -8,73 +8,45 @@ import type { Knex } from 'knex';
 
 import type { DocumentGraph, GraphScope } from '../../core/ports/graph-store';
 
-const BATCH = 1000;
+type Resolved = { byKey: Map<string, string>; ids: string[]; inserts: EntityRow[]; changed: EntityRow[] };
+type EntityRow = { id: string; name: string; type: string; aliases: string[]; confidence: number };
 
-async function insertBatches(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], tail = '') {
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const q = trx(table).insert(rows.slice(i, i + BATCH));
-    await (tail ? trx.raw(`${q.toString()} ${tail}`) : q);
-  }
-}
-
-/** Removes the mentions and relationships of a document, then the entities nothing mentions any more. */
+/** Removes the mentions and relationships of a document; returns the entities it mentioned. */
 async function clearDocument(trx: Knex.Transaction, scope: GraphScope & { documentId: string }): Promise<string[]> {
-  const touched = await trx('graph_mentions')
-    .where({ knowledge_base_id: scope.knowledgeBaseId, document_id: scope.documentId })
-    .delete()
-    .returning('entity_id');
-  await trx('graph_relationships')
-    .where({ organization_id: scope.organizationId, knowledge_base_id: scope.knowledgeBaseId, document_id: scope.documentId })
-    .delete();
-  return [...new Set(touched.map((r: { entity_id: string }) => r.entity_id))];
-}
-
-async function dropUnmentioned(trx: Knex.Transaction, ids: string[]) {
-  if (ids.length === 0) return;
-  await trx.raw(
-    `DELETE FROM graph_entities e WHERE e.id = ANY(?::uuid[])
-       AND NOT EXISTS (SELECT 1 FROM graph_mentions m WHERE m.entity_id = e.id)`,
-    [ids],
+  const r = await trx.raw(
+    `WITH m AS (DELETE FROM graph_mentions WHERE knowledge_base_id = ? AND document_id = ? RETURNING entity_id),
+          r AS (DELETE FROM graph_relationships WHERE organization_id = ? AND knowledge_base_id = ? AND document_id = ?)
+     SELECT DISTINCT entity_id FROM m`,
+    [scope.knowledgeBaseId, scope.documentId, scope.organizationId, scope.knowledgeBaseId, scope.documentId],
   );
+  return (r.rows as { entity_id: string }[]).map((x) => x.entity_id);
 }
 
-/** Entity ids of the extracted entities: existing ones found by any key, new ones inserted. */
-async function resolveEntities(
-  trx: Knex.Transaction,
-  scope: GraphScope,
-  graph: DocumentGraph,
-  now: string,
-): Promise<{ byKey: Map<string, string>; ids: string[] }> {
+/** Entity ids of the extracted entities: existing ones found by any key (one query), new ones to insert. */
+async function resolveEntities(trx: Knex.Transaction, scope: GraphScope, graph: DocumentGraph): Promise<Resolved> {
   const allKeys = [...new Set(graph.entities.flatMap((e) => e.keys))];
+  // primary-key probes per key (LATERAL ... LIMIT 1): PGlite has no statistics to plan a join by
   const found = allKeys.length
-    ? await trx('graph_entity_keys').where({ knowledge_base_id: scope.knowledgeBaseId }).whereIn('key', allKeys).select('key', 'entity_id')
+    ? ((
+        await trx.raw(
+          `SELECT q.key, e.id, e.name, e.aliases, e.confidence FROM unnest(?::text[]) AS q(key)
+           CROSS JOIN LATERAL (SELECT entity_id FROM graph_entity_keys WHERE knowledge_base_id = ? AND key = q.key LIMIT 1) k
+           CROSS JOIN LATERAL (SELECT id, name, aliases, confidence FROM graph_entities WHERE id = k.entity_id LIMIT 1) e`,
+          [allKeys, scope.knowledgeBaseId],
+        )
+      ).rows as { key: string; id: string; name: string; aliases: string[]; confidence: number }[])
     : [];
-  const byKey = new Map<string, string>(found.map((r: { key: string; entity_id: string }) => [r.key, r.entity_id]));
+  const byKey = new Map<string, string>(found.map((r) => [r.key, r.id]));
   const existing = new Map<string, { name: string; aliases: Set<string>; confidence: number }>();
-  const existingIds = [...new Set(byKey.values())];
-  if (existingIds.length) {
-    const rows = await trx('graph_entities').whereIn('id', existingIds).select('id', 'name', 'aliases', 'confidence');
-    for (const r of rows)
-      existing.set(r.id, { name: r.name, aliases: new Set([r.name, ...(r.aliases as string[])]), confidence: Number(r.confidence) });
-  }
-  const inserts: Record<string, unknown>[] = [];
+  for (const r of found) existing.set(r.id, { name: r.name, aliases: new Set([r.name, ...r.aliases]), confidence: Number(r.confidence) });
+  const inserts: EntityRow[] = [];
   const ids: string[] = [];
   const changed = new Set<string>();
   for (const e of graph.entities) {
     let id = e.keys.map((k) => byKey.get(k)).find(Boolean);
     if (!id) {
       id = randomUUID();
-      inserts.push({
-        id,
-        organization_id: scope.organizationId,
-        knowledge_base_id: scope.knowledgeBaseId,
-        name: e.name,
-        type: e.type,
-        aliases: JSON.stringify(e.aliases.filter((a) => a !== e.name)),
-        confidence: e.confidence,
-        created_at: now,
-        updated_at: now,
-      });
+      inserts.push({ id, name: e.name, type: e.type, aliases: e.aliases.filter((a) => a !== e.name), confidence: e.confidence });
       existing.set(id, { name: e.name, aliases: new Set([e.name, ...e.aliases]), confidence: e.confidence });
     } else {
       const known = existing.get(id)!;
@@ -91,22 +63,24 @@ async function resolveEntities(
     for (const k of e.keys) if (!byKey.has(k)) byKey.set(k, id);
     ids.push(id);
   }
-  await insertBatches(trx, 'graph_entities', inserts);
-  if (changed.size) {
-    // one statement for every entity that gained aliases or confidence
-    const values = [...changed].map((id) => {
-      const known = existing.get(id)!;
-      return { id, aliases: [...known.aliases].filter((a) => a !== known.name), confidence: known.confidence };
-    });
-    await trx.raw(
-      `UPDATE graph_entities e SET aliases = v.aliases, confidence = v.confidence, updated_at = ?
-       FROM jsonb_to_recordset(?::jsonb) AS v(id uuid, aliases jsonb, confidence float8) WHERE e.id = v.id`,
-      [now, JSON.stringify(values)],
-    );
-  }
-  const keyRows = [...byKey.entries()].map(([key, entity_id]) => ({ knowledge_base_id: scope.knowledgeBaseId, key, entity_id }));
-  await insertBatches(trx, 'graph_entity_keys', keyRows, 'ON CONFLICT (knowledge_base_id, key) DO NOTHING');
-  return { byKey, ids };
+  // rows as they end up: a new entity named again later in the document is inserted with what it gained
+  const final = (e: { id: string; type: string }): EntityRow => {
+    const known = existing.get(e.id)!;
+    return {
+      id: e.id,
+      name: known.name,
+      type: e.type,
+      aliases: [...known.aliases].filter((a) => a !== known.name),
+      confidence: known.confidence,
+    };
+  };
+  const inserted = new Set(inserts.map((e) => e.id));
+  return {
+    byKey,
+    ids,
+    inserts: inserts.map(final),
+    changed: [...changed].filter((id) => !inserted.has(id)).map((id) => final({ id, type: '' })),
+  };
 }
 
 export async function replaceDocumentGraph(
@@ -116,49 +90,106 @@ export async function replaceDocumentGraph(
   now: string,
 ): Promise<{ entities: number; relationships: number }> {
   const touched = await clearDocument(trx, scope);
-  const { byKey, ids } = await resolveEntities(trx, scope, graph, now);
-  const mentions = new Map<string, Record<string, unknown>>();
+  const { byKey, ids, inserts, changed } = await resolveEntities(trx, scope, graph);
+  const mentions = new Map<string, { entityId: string; chunkIndex: number; count: number }>();
   graph.entities.forEach((e, i) => {
     for (const m of e.mentions) {
       const k = `${ids[i]}:${m.chunkIndex}`;
       const row = mentions.get(k);
-      if (row) row.count = (row.count as number) + m.count;
-      else
-        mentions.set(k, {
-          entity_id: ids[i],
-          knowledge_base_id: scope.knowledgeBaseId,
-          document_id: scope.documentId,
-          chunk_index: m.chunkIndex,
-          count: m.count,
-        });
+      if (row) row.count += m.count;
+      else mentions.set(k, { entityId: ids[i], chunkIndex: m.chunkIndex, count: m.count });
     }
   });
-  await insertBatches(trx, 'graph_mentions', [...mentions.values()]);
-  const rels = new Map<string, Record<string, unknown>>();
+  const rels = new Map<
+    string,
+    { id: string; s: string; t: string; type: string; weight: number; chunkIndex: number; evidence: string | null }
+  >();
   for (const r of graph.relationships) {
     const s = byKey.get(r.sourceKey);
     const t = byKey.get(r.targetKey);
     if (!s || !t || s === t) continue;
     const k = `${s}:${t}:${r.type}`;
     const seen = rels.get(k);
-    if (seen && (seen.weight as number) >= r.weight) continue;
+    if (seen && seen.weight >= r.weight) continue;
     rels.set(k, {
-      id: (seen?.id as string) ?? randomUUID(),
-      organization_id: scope.organizationId,
-      knowledge_base_id: scope.knowledgeBaseId,
-      source_entity_id: s,
-      target_entity_id: t,
+      id: seen?.id ?? randomUUID(),
+      s,
+      t,
       type: r.type,
       weight: Math.max(0, Math.min(1, r.weight)),
-      document_id: scope.documentId,
-      chunk_index: r.chunkIndex,
+      chunkIndex: r.chunkIndex,
       evidence: r.evidence?.slice(0, 1000) ?? null,
-      created_at: now,
     });
   }
-  await insertBatches(trx, 'graph_relationships', [...rels.values()]);
-  await dropUnmentioned(trx, touched);
-  return { entities: new Set(ids).size, relationships: rels.size };
+  const mentioned = new Set(ids);
+  const keys = [...byKey.entries()];
+  const m = [...mentions.values()];
+  const rs = [...rels.values()];
+  // One statement writes everything, each table from arrays (unnest): foreign keys are checked at its end,
+  // so keys, mentions and relationships may name entities it inserts. Entities the document mentioned before
+  // and nothing mentions now go; the ones it mentions again are not candidates (this statement's own
+  // mentions are invisible to its NOT EXISTS).
+  await trx.raw(
+    `WITH new_entities AS (
+       INSERT INTO graph_entities (id, organization_id, knowledge_base_id, name, type, aliases, confidence, created_at, updated_at)
+       SELECT id, ?, ?, name, type, aliases::jsonb, confidence, ?, ?
+       FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::float8[]) AS t(id, name, type, aliases, confidence)),
+     grown AS (
+       UPDATE graph_entities e SET aliases = v.aliases::jsonb, confidence = v.confidence, updated_at = ?
+       FROM unnest(?::uuid[], ?::text[], ?::float8[]) AS v(id, aliases, confidence) WHERE e.id = v.id),
+     new_keys AS (
+       INSERT INTO graph_entity_keys (knowledge_base_id, key, entity_id)
+       SELECT ?, key, entity_id FROM unnest(?::text[], ?::uuid[]) AS t(key, entity_id)
+       ON CONFLICT (knowledge_base_id, key) DO NOTHING),
+     new_mentions AS (
+       INSERT INTO graph_mentions (entity_id, knowledge_base_id, document_id, chunk_index, count)
+       SELECT entity_id, ?, ?, chunk_index, count FROM unnest(?::uuid[], ?::int[], ?::int[]) AS t(entity_id, chunk_index, count)),
+     new_relationships AS (
+       INSERT INTO graph_relationships (id, organization_id, knowledge_base_id, source_entity_id, target_entity_id, type, weight,
+                                        document_id, chunk_index, evidence, created_at)
+       SELECT id, ?, ?, s, t, type, weight, ?, chunk_index, evidence, ?
+       FROM unnest(?::uuid[], ?::uuid[], ?::uuid[], ?::text[], ?::float8[], ?::int[], ?::text[])
+         AS x(id, s, t, type, weight, chunk_index, evidence)),
+     unmentioned AS (
+       DELETE FROM graph_entities e WHERE e.id = ANY(?::uuid[]) AND NOT EXISTS (SELECT 1 FROM graph_mentions m WHERE m.entity_id = e.id))
+     SELECT 1`,
+    [
+      scope.organizationId,
+      scope.knowledgeBaseId,
+      now,
+      now,
+      inserts.map((e) => e.id),
+      inserts.map((e) => e.name),
+      inserts.map((e) => e.type),
+      inserts.map((e) => JSON.stringify(e.aliases)),
+      inserts.map((e) => e.confidence),
+      now,
+      changed.map((e) => e.id),
+      changed.map((e) => JSON.stringify(e.aliases)),
+      changed.map((e) => e.confidence),
+      scope.knowledgeBaseId,
+      keys.map(([k]) => k),
+      keys.map(([, id]) => id),
+      scope.knowledgeBaseId,
+      scope.documentId,
+      m.map((x) => x.entityId),
+      m.map((x) => x.chunkIndex),
+      m.map((x) => x.count),
+      scope.organizationId,
+      scope.knowledgeBaseId,
+      scope.documentId,
+      now,
+      rs.map((r) => r.id),
+      rs.map((r) => r.s),
+      rs.map((r) => r.t),
+      rs.map((r) => r.type),
+      rs.map((r) => r.weight),
+      rs.map((r) => r.chunkIndex),
+      rs.map((r) => r.evidence) as string[], // nulls are NULL elements of the text[]
+      touched.filter((id) => !mentioned.has(id)),
+    ],
+  );
+  return { entities: mentioned.size, relationships: rels.size };
 }
 
 /**

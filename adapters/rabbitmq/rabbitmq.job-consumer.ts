@@ -3,6 +3,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import type { ConsumeOptions, JobHandler, Subscription } from '../../core/ports/job-queue';
 import { DomainError } from '../../core/shared/errors';
 import { type RabbitMqConnection, Restarter } from './rabbitmq.connection';
+import { metadataHeaders, metadataOf } from './rabbitmq.job-metadata';
 import { errorMessage, type RabbitMqLogger } from './rabbitmq.options';
 import type { ConfirmPublisher } from './rabbitmq.publisher';
 import type { JobTopology } from './rabbitmq.topology';
@@ -125,7 +126,8 @@ export class RabbitMqJobConsumer implements Subscription {
       return;
     }
     try {
-      await this.handler({ id, queue: this.queue, payload, attempt });
+      const metadata = metadataOf(msg.properties.headers);
+      await this.handler({ id, queue: this.queue, payload, attempt, ...(metadata ? { metadata } : {}) });
     } catch (err) {
       const reason = errorMessage(err);
       if (attempt >= this.options.maxAttempts) {
@@ -186,7 +188,7 @@ function republishProperties(msg: ConsumeMessage, headers: Record<string, unknow
     persistent: true,
     mandatory: true,
     timestamp: msg.properties.timestamp as number | undefined,
-    headers,
+    headers: { ...metadataHeaders(metadataOf(msg.properties.headers)), ...headers },
   };
 }
 

@@ -6,6 +6,7 @@ import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, JobQueue, Subscri
 import { DomainError } from '../../core/shared/errors';
 import { RabbitMqConnection } from './rabbitmq.connection';
 import { ATTEMPTS_HEADER, RabbitMqJobConsumer, resolveConsumeOptions } from './rabbitmq.job-consumer';
+import { metadataHeaders, metadataOf } from './rabbitmq.job-metadata';
 import {
   consoleLogger,
   errorMessage,
@@ -41,6 +42,8 @@ export class RabbitMqJobQueue implements JobQueue {
   private readonly newId: () => string;
   private readonly consumers = new Set<RabbitMqJobConsumer>();
   private readonly declared = new Set<string>();
+  /** Logical queues this instance enqueued to or consumed from (the queue-depth metric asks the broker about them). */
+  private readonly used = new Set<string>();
   private peekChain: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -70,8 +73,9 @@ export class RabbitMqJobQueue implements JobQueue {
       persistent: true,
       mandatory: true,
       timestamp: Math.floor(Date.now() / 1000),
-      headers: { [ATTEMPTS_HEADER]: 0 },
+      headers: { [ATTEMPTS_HEADER]: 0, ...metadataHeaders(options.metadata) },
     };
+    this.used.add(queue);
     if (delay === 0) {
       await this.publisher.publish('', work, content, properties, [this.topology.declareWork(queue)]);
     } else {
@@ -86,6 +90,7 @@ export class RabbitMqJobQueue implements JobQueue {
   async consume<T>(queue: string, handler: JobHandler<T>, options: ConsumeOptions = {}): Promise<Subscription> {
     this.assertOpen();
     this.topology.work(queue);
+    this.used.add(queue);
     const consumer = new RabbitMqJobConsumer(queue, handler as JobHandler<unknown>, resolveConsumeOptions(options), {
       connection: this.connection,
       publisher: this.publisher,
@@ -112,6 +117,27 @@ export class RabbitMqJobQueue implements JobQueue {
     const run = this.peekChain.then(() => this.peek(queue, dead));
     this.peekChain = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Ready messages per work queue, as the broker counts them (jobs waiting in a delay queue for a retry or
+   * `delayMs` are not included). A queue the broker cannot answer for is left out.
+   */
+  async depths(): Promise<Record<string, number>> {
+    this.assertOpen();
+    const out: Record<string, number> = {};
+    if (this.used.size === 0) return out;
+    const channel = await this.connection.channel();
+    try {
+      for (const queue of this.used) {
+        const reply = await channel.checkQueue(this.topology.work(queue)).catch(() => null);
+        if (reply) out[queue] = reply.messageCount;
+        else break; // a failed check closes the channel
+      }
+    } finally {
+      await channel.close().catch(() => undefined);
+    }
+    return out;
   }
 
   /** Stops consuming, waits for running handlers, then closes channels and the connection. */
@@ -158,12 +184,15 @@ function toJob(queue: string, msg: GetMessage): Job {
     payload = text;
   }
   const attempts = Number(msg.properties.headers?.[ATTEMPTS_HEADER] ?? 0);
-  return {
+  const job: Job = {
     id: String(msg.properties.messageId ?? ''),
     queue,
     payload,
     attempt: Number.isFinite(attempts) ? attempts : 0,
   };
+  const metadata = metadataOf(msg.properties.headers);
+  if (metadata) job.metadata = metadata;
+  return job;
 }
 
 function checkDelay(delayMs: number | undefined): number {

@@ -3,6 +3,7 @@
  * (in-process adapter). Files are parsed by the multi-format loader without model-backed formats: images,
  * audio and video call a provider over the network, which is not CPU work and stays with the caller.
  */
+import { offlineGraphExtractor } from '../../core/graph/offline-extractor';
 import { chunkText } from '../../core/knowledge/chunker';
 import { summarize } from '../../core/knowledge/summarize';
 import type { HeavyTaskName, HeavyTasks } from '../../core/ports/heavy-work';
@@ -31,6 +32,7 @@ export function heavyTaskHandlers(settings: HeavyTaskSettings): HeavyTaskHandler
       // float32 rows move to the caller without a copy; the vector stores keep float32 anyway
       return { vectors: result.vectors.map((v) => Float32Array.from(v)), tokens: result.usage.tokens };
     },
+    'graph.extractOffline': async (input) => offlineGraphExtractor.extract(input),
   };
 }
 

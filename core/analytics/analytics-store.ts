@@ -46,8 +46,14 @@ export interface AnalyticsStore {
   byModel(filter: AnalyticsFilter, span: Span): Promise<(AnalyticsTotals & { model: string })[]>;
   byAgent(filter: AnalyticsFilter, span: Span): Promise<(AnalyticsTotals & { agentId: string; name: string | null })[]>;
   realtime(organizationId: string, since: Date): Promise<RealtimeTotals>;
-  /** Rolls up every whole hour ending before `until` that is not rolled up yet (and re-rolls the last one). */
-  refreshRollup(until: Date): Promise<{ from: string | null; to: string; hours: number }>;
+  /**
+   * Rolls up every whole hour ending before `until` that is not rolled up yet (and re-rolls the last one), in
+   * transactions of `batchHours` hours, pausing `pauseRatio` times as long as a batch took after each.
+   */
+  refreshRollup(
+    until: Date,
+    options?: { batchHours?: number; pauseRatio?: number },
+  ): Promise<{ from: string | null; to: string; hours: number }>;
 }
 
 export const emptyTotals = (): AnalyticsTotals => ({

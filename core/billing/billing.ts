@@ -2,6 +2,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Repositories } from '../ports/repositories';
 import type { Store } from '../ports/store';
+import { NO_TRACER, type Tracer } from '../ports/tracer';
 import { DomainError } from '../shared/errors';
 import type { BillingEvent } from './wallet';
 
@@ -10,6 +11,10 @@ export interface BillingDeps {
   clock: Clock;
   ids: IdGenerator;
   marginMultiplier: number;
+  /** A `billing.charge` span per charge (absent: none). */
+  tracer?: Tracer;
+  /** Told about every recorded charge (token and cost metrics); absent: nobody is. */
+  onCharged?: (event: BillingEvent) => void;
 }
 
 export interface ChargeInput {
@@ -51,7 +56,12 @@ export async function charge(deps: BillingDeps, input: ChargeInput, repos?: Repo
     await r.billingEvents.record(event);
     return event;
   };
-  return repos ? run(repos) : deps.store.transaction(run);
+  const attributes = { 'billing.kind': input.kind, 'billing.model': input.model ?? undefined };
+  const event = await (deps.tracer ?? NO_TRACER).inSpan('billing.charge', attributes, () =>
+    repos ? run(repos) : deps.store.transaction(run),
+  );
+  deps.onCharged?.(event);
+  return event;
 }
 
 export async function topUp(deps: BillingDeps, organizationId: string, amountUsd: number) {

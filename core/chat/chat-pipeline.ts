@@ -14,7 +14,7 @@ import { type ChannelIdentity, contactTemplateValues, recordContactTurn } from '
 import type { ChatSource, ChatUsage, Conversation, StoredMessage } from '../conversations/conversation';
 import { type ConversationViewer, loadConversation, templateValues } from '../conversations/conversation-access';
 import type { ResolvedAttachment } from '../ports/attachment-resolver';
-import type { ChatCompletion, ChatMessage, ChatRequest } from '../ports/chat-model';
+import type { ChatCompletion, ChatMessage, ChatRequest, ChatToolCall } from '../ports/chat-model';
 import type { Repositories } from '../ports/repositories';
 import type { PromptConfigRepository } from '../prompts/prompt-config';
 import { buildInstructions, type PromptSource } from '../prompts/resolve-prompt';
@@ -26,6 +26,7 @@ import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
 import { recordTurn } from './chat-recording';
+import { completeWithTools, modelTakesTools, type ToolRun, UPDATE_CONTACT_TOOL } from './chat-tools';
 import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
@@ -61,6 +62,8 @@ export interface PreparedChat {
   /** The welcome of a conversation this turn starts (spec 4.4), stored first; null otherwise. */
   welcome: PreparedWelcome | null;
   request: Omit<ChatRequest, 'signal'>;
+  /** The turn's own tools (update_contact) and their collected writes; null when none is offered. */
+  toolRun: ToolRun | null;
   startedAtMs: number;
   userMessageAt: string;
   /** An operator has taken the conversation over: the message is saved, the agent does not answer. */
@@ -75,6 +78,8 @@ export interface ChatResult {
   usage: ChatUsage;
   model: string;
   finishReason: ChatCompletion['finishReason'];
+  /** Calls of client-defined tools (/v1), returned to the client unrun. */
+  toolCalls?: ChatToolCall[];
   voice?: { audioBase64: string; mimeType: string } | null;
   /** A held turn (operator takeover): no agent answer; messageId is the saved user message. */
   operatorTakeover?: boolean;
@@ -164,6 +169,7 @@ function heldTurn(
     knowledge: { knowledgeBaseIds: [], chunks: [], sources: [], documentMap: [], entities: [] },
     price: { model, promptPricePerToken: 0, completionPricePerToken: 0, isFree: true },
     request: { model, messages: [] },
+    toolRun: null,
     startedAtMs: at.getTime(),
     userMessageAt: at.toISOString(),
   };
@@ -215,6 +221,12 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const system = composeSystemMessage(instructions, knowledge, attachments, deps.settings.documentMapEntries);
 
   await ensureCreditsFor(deps, agent.organizationId, price);
+  // update_contact is offered when the turn has (or resolves) a contact and the model takes tools.
+  const identity = turn.caller.identity ?? null;
+  const toolRun: ToolRun | null =
+    deps.contacts && (conversation.contactId || identity) && (await modelTakesTools(deps, repos, agent.model))
+      ? { organizationId: agent.organizationId, contactId: conversation.contactId ?? null, identity, writes: [] }
+      : null;
   // A conversation this turn starts gets its welcome first, like one created explicitly. OpenAI-compatible calls
   // carry their own history, so they get none.
   const welcome = isNew && !turn.history ? await produceWelcome(deps, agent, values, turn.promptSource) : null;
@@ -233,7 +245,9 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
       model: agent.model,
       messages: [{ role: 'system', content: system }, ...opening, ...history, { role: 'user', content: input.message }],
       context: contextChunks(knowledge),
+      ...(toolRun ? { tools: [UPDATE_CONTACT_TOOL] } : {}),
     },
+    toolRun,
     startedAtMs,
     // After the welcome (stored at `now`), so listings order them welcome first.
     userMessageAt: new Date(now.getTime() + (welcome ? 1 : 0)).toISOString(),
@@ -241,7 +255,10 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
 }
 
 async function callModel(deps: ChatDeps, p: PreparedChat, options: RunOptions): Promise<ChatCompletion> {
-  const request: ChatRequest = { ...p.request, signal: options.signal };
+  return completeWithTools(deps, { ...p.request, signal: options.signal }, (request) => callModelOnce(deps, request, options), p.toolRun);
+}
+
+async function callModelOnce(deps: ChatDeps, request: ChatRequest, options: RunOptions): Promise<ChatCompletion> {
   try {
     if (!options.onToken) return await deps.chatModel.complete(request);
     let completion: ChatCompletion | null = null;
@@ -328,7 +345,11 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
       costUsd: billed.costUsd,
       model: agent.model,
       responseMs: end.getTime() - p.startedAtMs,
-      metadata: { finishReason: completion.finishReason, billingEventId: billed.id },
+      metadata: {
+        finishReason: completion.finishReason,
+        billingEventId: billed.id,
+        ...(completion.toolCalls?.length ? { toolCalls: completion.toolCalls } : {}),
+      },
       createdAt: assistantAt,
     };
     await repos.conversations.addMessages(agent.organizationId, p.conversation.id, [userMessage, assistant], p.isNew ? null : assistantAt);
@@ -341,6 +362,7 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
         userMessage: input.message,
         replied: completion.finishReason !== 'aborted' && !!completion.text,
         at: p.userMessageAt,
+        toolWrites: p.toolRun?.writes,
       });
     return billed;
   });
@@ -363,6 +385,7 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
     usage: { ...completion.usage, cost: event.costUsd },
     model: agent.model,
     finishReason: completion.finishReason,
+    ...(completion.toolCalls?.length ? { toolCalls: completion.toolCalls } : {}),
   };
   if (input.includeVoice && completion.finishReason !== 'aborted') result.voice = await speak(deps, agent, completion.text);
   return result;

@@ -12,12 +12,14 @@ import { DomainError } from '../shared/errors';
 import type { ChatDeps } from './chat-deps';
 import { CHAT_LIMITS } from './chat-limits';
 import { prepareChat, type PreparedChat } from './chat-pipeline';
+import { modelTakesTools } from './chat-tools';
+import { asksForTools, compatToolChoice, compatTools, refuseUnsupportedTools, toolMessage } from './openai-compat-tools';
 
 export type CompatContent = string | { type: string; text?: string }[] | null;
 
 export interface CompatRequest {
   model: string;
-  messages: { role: string; content: CompatContent }[];
+  messages: { role: string; content: CompatContent; tool_calls?: unknown; tool_call_id?: unknown }[];
   stream?: boolean;
   max_tokens?: number;
   max_completion_tokens?: number;
@@ -26,24 +28,6 @@ export interface CompatRequest {
   tool_choice?: unknown;
   functions?: unknown[];
   function_call?: unknown;
-}
-
-/**
- * Agents answer from their knowledge and prompt; they call no client-defined tools. A request that asks for
- * them is refused rather than silently answered without them. `tool_choice: "none"` and empty lists are fine.
- */
-function refuseClientTools(body: CompatRequest): void {
-  const asks = (list: unknown[] | undefined, choice: unknown, field: string) => {
-    if ((Array.isArray(list) && list.length > 0) || (choice !== undefined && choice !== 'none' && choice !== null)) {
-      throw new DomainError(
-        'VALIDATION',
-        `${field} are not supported: agents do not call client-defined tools; send the request without them`,
-        [{ field, message: 'not supported' }],
-      );
-    }
-  };
-  asks(body.tools, body.tool_choice, 'tools');
-  asks(body.functions, body.function_call, 'functions');
 }
 
 const textOf = (content: CompatContent): string =>
@@ -65,9 +49,14 @@ export async function compatAgent(repos: Repositories, organizationId: string, m
 
 /**
  * Splits OpenAI messages: system messages become the per-message system prompt override, the last user
- * message is the chat message, user and assistant messages before it are the history.
+ * message is the chat message, user and assistant messages before it are the history. With `keepTools`,
+ * assistant tool calls and tool results are kept too, and those after the last user message (a client sending
+ * back its tools' results) are the `continuation`, sent to the model after the chat message.
  */
-export function splitMessages(messages: CompatRequest['messages']): { message: string; history: ChatMessage[]; systemPrompt?: string } {
+export function splitMessages(
+  messages: CompatRequest['messages'],
+  keepTools = false,
+): { message: string; history: ChatMessage[]; systemPrompt?: string; continuation?: ChatMessage[] } {
   let last = -1;
   messages.forEach((m, i) => {
     if (m.role === 'user') last = i;
@@ -79,22 +68,30 @@ export function splitMessages(messages: CompatRequest['messages']): { message: s
     .map((m) => textOf(m.content))
     .join('\n\n')
     .trim();
-  const history: ChatMessage[] = messages
-    .slice(0, last)
-    .filter((m) => m.role === 'user' || m.role === 'assistant')
-    .map((m) => ({ role: m.role as 'user' | 'assistant', content: textOf(m.content) }))
-    .filter((m) => m.content.trim());
+  const portMessage = (m: CompatRequest['messages'][number]): ChatMessage | null => {
+    const content = textOf(m.content);
+    const tool = keepTools ? toolMessage(m, content) : null;
+    if (tool) return tool;
+    if ((m.role === 'user' || m.role === 'assistant') && content.trim()) return { role: m.role, content };
+    return null;
+  };
+  const history = messages.slice(0, last).flatMap((m) => portMessage(m) ?? []);
+  const continuation = keepTools ? messages.slice(last + 1).flatMap((m) => portMessage(m) ?? []) : [];
   return {
     message: textOf(messages[last].content),
     history,
     ...(system ? { systemPrompt: system.slice(0, CHAT_LIMITS.systemPromptChars + 1) } : {}),
+    ...(continuation.length ? { continuation } : {}),
   };
 }
 
 export async function prepareCompatChat(deps: ChatDeps, key: ApiKeyActor, body: CompatRequest): Promise<PreparedChat> {
-  refuseClientTools(body);
   const agent = await compatAgent(deps.store.repos, key.organizationId, body.model);
-  const { message, history, systemPrompt } = splitMessages(body.messages);
+  const takesTools = asksForTools(body) && (await modelTakesTools(deps, deps.store.repos, agent.model));
+  refuseUnsupportedTools(body, takesTools);
+  const tools = takesTools ? compatTools(body.tools) : [];
+  const toolChoice = takesTools ? compatToolChoice(body.tool_choice, tools) : undefined;
+  const { message, history, systemPrompt, continuation } = splitMessages(body.messages, takesTools);
   const prepared = await prepareChat(deps, {
     agent,
     caller: { organizationId: key.organizationId, userId: null, seesAll: false, platform: 'api' },
@@ -105,6 +102,12 @@ export async function prepareCompatChat(deps: ChatDeps, key: ApiKeyActor, body: 
   const maxTokens = body.max_completion_tokens ?? body.max_tokens;
   if (maxTokens !== undefined) prepared.request.maxTokens = maxTokens;
   if (body.temperature !== undefined) prepared.request.temperature = body.temperature;
+  if (takesTools) {
+    // The client's tools are run by the client: their calls are returned, never run here.
+    prepared.request.tools = tools;
+    if (toolChoice) prepared.request.toolChoice = toolChoice;
+    if (continuation) prepared.request.messages = [...prepared.request.messages, ...continuation];
+  }
   return prepared;
 }
 

@@ -6,7 +6,7 @@
 import type { Repositories } from '../ports/repositories';
 import type { Contact } from './contact';
 import type { ContactDeps } from './contact-deps';
-import { extractContactFields, writeContactFields } from './contact-fields';
+import { extractContactFields, type FieldWrite, writeContactFields } from './contact-fields';
 
 /** Who wrote in, as the channel knows them. */
 export interface ChannelIdentity {
@@ -62,11 +62,13 @@ export interface ContactTurn {
   /** The agent replied in this turn. */
   replied: boolean;
   at: string;
+  /** Fields the model's `update_contact` calls gave in this turn (source `tool`), applied after extraction. */
+  toolWrites?: readonly FieldWrite[];
 }
 
 /**
  * After a chat turn is saved: resolve the contact when the conversation has none, link it, extract fields from
- * the visitor's message and move `new` to `engaged` on the first reply. Returns the contact id (or null).
+ * the visitor's message, apply the model's tool writes and move `new` to `engaged` on the first reply. Returns the contact id (or null).
  */
 export async function recordContactTurn(
   deps: Pick<ContactDeps, 'ids' | 'identifiers'>,
@@ -82,6 +84,7 @@ export async function recordContactTurn(
     contact = (await repos.contacts.update(turn.organizationId, contact.id, { lastSeenAt: turn.at })) ?? contact;
   }
   contact = await writeContactFields(deps, repos, contact, extractContactFields(turn.userMessage, deps.identifiers), 'extraction', turn.at);
+  if (turn.toolWrites?.length) contact = await writeContactFields(deps, repos, contact, turn.toolWrites, 'tool', turn.at);
   if (turn.replied && contact.status === 'new') await repos.contacts.update(turn.organizationId, contact.id, { status: 'engaged' });
   return contact.id;
 }

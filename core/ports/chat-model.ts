@@ -1,6 +1,27 @@
+/** A function the model may call (OpenAI-compatible tools). `parameters` is a JSON schema of the arguments. */
+export interface ChatTool {
+  name: string;
+  description?: string;
+  parameters?: Record<string, unknown>;
+}
+
+/** `auto` (default), `none`, `required`, or one named tool. */
+export type ChatToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** A call the model asked for; `arguments` is the JSON text the model produced (not yet validated). */
+export interface ChatToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
+  role: 'system' | 'user' | 'assistant' | 'tool';
   content: string;
+  /** On an assistant message: the tool calls it made. */
+  toolCalls?: ChatToolCall[];
+  /** On a tool message: the call it answers. */
+  toolCallId?: string;
 }
 
 export interface ChatContextChunk {
@@ -16,6 +37,9 @@ export interface ChatRequest {
   context?: ChatContextChunk[];
   maxTokens?: number;
   temperature?: number;
+  /** Only sent to models whose adapter says `supportsTools`. */
+  tools?: ChatTool[];
+  toolChoice?: ChatToolChoice;
   /**
    * Ask for JSON matching this schema (structured output). Providers that support it constrain the reply;
    * the others ignore it, so callers still validate what comes back.
@@ -33,7 +57,9 @@ export interface TokenUsage {
 export interface ChatCompletion {
   text: string;
   usage: TokenUsage;
-  finishReason: 'stop' | 'length' | 'aborted';
+  /** `tool_calls`: the model stopped to call the tools in `toolCalls`. */
+  finishReason: 'stop' | 'length' | 'aborted' | 'tool_calls';
+  toolCalls?: ChatToolCall[];
 }
 
 export type ChatStreamPart = { type: 'token'; token: string } | { type: 'done'; completion: ChatCompletion };
@@ -46,6 +72,8 @@ export interface ChatModel {
   readonly id: string;
   /** True when this adapter serves the given model id. */
   supports(model: string): boolean;
+  /** True when the adapter sends `tools` to this model and returns its tool calls; absent means never. */
+  supportsTools?(model: string): boolean;
   complete(request: ChatRequest): Promise<ChatCompletion>;
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
 }

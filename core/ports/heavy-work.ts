@@ -6,6 +6,7 @@
  * longer than ..."), so the one document, attachment or request that carried it fails and nothing else waits.
  */
 import type { LoadedDocument, LoadInput } from './document-loader';
+import type { GraphExtraction, GraphExtractor } from './graph-extractor';
 
 export interface ChunkOptions {
   /** Maximum characters per chunk (default 1000). */
@@ -37,6 +38,8 @@ export interface HeavyTasks {
   'text.summarize': { input: { text: string; title?: string }; output: DocumentDigest };
   /** The offline embedder's vectors (local/hash-embed), as float32 rows. */
   'embed.local': { input: { texts: string[]; dimensions: number }; output: { vectors: Float32Array[]; tokens: number } };
+  /** The offline graph extractor (core/graph/offline-extractor.ts) over a document's chunks. */
+  'graph.extractOffline': { input: Parameters<GraphExtractor['extract']>[0]; output: GraphExtraction };
 }
 export type HeavyTaskName = keyof HeavyTasks;
 

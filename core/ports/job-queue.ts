@@ -4,12 +4,23 @@ export interface Job<T = unknown> {
   payload: T;
   /** 1 on the first delivery; grows with each redelivery or retry. */
   attempt: number;
+  /** Where the job came from (request id, trace context), kept across retries; absent on jobs enqueued without it. */
+  metadata?: JobMetadata;
+}
+
+/** Small string facts that travel with a job for logs and traces, never read by handlers' business logic. */
+export interface JobMetadata {
+  /** The id of the request that enqueued the job (X-Request-Id). */
+  requestId?: string;
+  /** W3C trace context of the span that enqueued the job. */
+  traceparent?: string;
 }
 
 export interface EnqueueOptions {
   /** Stable id: enqueueing the same id twice while the first is pending is a no-op where the adapter can tell. */
   jobId?: string;
   delayMs?: number;
+  metadata?: JobMetadata;
 }
 
 export interface ConsumeOptions {
@@ -37,6 +48,8 @@ export interface JobQueue {
   consume<T>(queue: string, handler: JobHandler<T>, options?: ConsumeOptions): Promise<Subscription>;
   /** Jobs that exhausted their attempts, newest last (for operators and tests). */
   deadLetters(queue: string): Promise<Job[]>;
+  /** Jobs waiting per queue this instance knows (ready or delayed, not running), for the queue-depth metric. */
+  depths?(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 export const JOB_QUEUE = Symbol.for('JobQueue');

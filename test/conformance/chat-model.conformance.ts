@@ -20,7 +20,15 @@ export interface ChatModelHarness {
   /** Extra request fields the adapter needs to produce an answer (the local provider answers from context). */
   request?: Partial<ChatRequest>;
   failures?: ChatFailures;
+  /** Scripts the next completion to call `call` (adapters whose `supportsTools` says true). */
+  toolCall?(call: { id: string; name: string; arguments: Record<string, unknown> }): void;
 }
+
+const LOOKUP = {
+  name: 'lookup_order',
+  description: 'Finds an order',
+  parameters: { type: 'object', properties: { id: { type: 'string' } } },
+};
 
 async function collect(stream: AsyncIterable<ChatStreamPart>) {
   const parts: ChatStreamPart[] = [];
@@ -116,6 +124,26 @@ export function chatModelConformance(name: string, makeHarness: () => ChatModelH
     it('maps a server error to upstream_failed', async () => {
       failures().serverError();
       await expect(h.model.complete(request())).rejects.toMatchObject({ code: 'UPSTREAM_FAILED' });
+    });
+
+    it('without tool support, ignores offered tools and answers in text', async () => {
+      if (h.model.supportsTools?.(h.modelId)) return;
+      const completion = await h.model.complete(request({ tools: [LOOKUP], toolChoice: 'auto' }));
+      expect(completion.finishReason).toBe('stop');
+      expect(completion.text.length).toBeGreaterThan(0);
+      expect(completion.toolCalls).toBeUndefined();
+    });
+
+    it('with tool support, returns the tool calls (plain and streamed) with finish reason tool_calls', async () => {
+      if (!h.model.supportsTools?.(h.modelId)) return;
+      if (!h.toolCall) throw new Error('a harness of an adapter that supports tools must script tool calls');
+      const expected = [{ id: 'call_c1', name: 'lookup_order', arguments: '{"id":"A-17"}' }];
+      h.toolCall({ id: 'call_c1', name: 'lookup_order', arguments: { id: 'A-17' } });
+      const plain = await h.model.complete(request({ tools: [LOOKUP] }));
+      expect(plain).toMatchObject({ finishReason: 'tool_calls', toolCalls: expected });
+      h.toolCall({ id: 'call_c1', name: 'lookup_order', arguments: { id: 'A-17' } });
+      const streamed = doneOf(await collect(h.model.stream(request({ tools: [LOOKUP] }))));
+      expect(streamed).toMatchObject({ finishReason: 'tool_calls', toolCalls: expected });
     });
   });
 }

@@ -106,6 +106,12 @@ export function graphStoreConformance(name: string, makeFixture: () => Promise<G
         chunkIndex: 0,
         evidence: expect.any(String),
       });
+      // entities carry their derived mention figures; nearest first when the limit cuts
+      expect(two.entities.find((e) => e.name === 'Ada Lovelace')).toMatchObject({ mentionCount: 3, documentIds: [doc1, doc2].sort() });
+      const capped = await g.neighbourhood(scope, [london!.id], 2, 2);
+      expect(capped.entities.map((e) => e.name).sort()).toEqual(['Ada Lovelace', 'London']);
+      expect(capped.relationships.map((r) => r.type)).toEqual(['located_in']);
+      expect(await g.neighbourhood(other, [london!.id], 2, 50)).toEqual({ entities: [], relationships: [] });
     });
 
     it('renames keeping the old name as an alias, merges re-pointing and de-duplicating relationships', async () => {

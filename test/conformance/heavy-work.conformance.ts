@@ -2,6 +2,7 @@
  * Shared behaviour of every HeavyWork adapter: each task's output equals the inline functions', domain errors
  * keep their code across the boundary, and decompression bombs fail with "too large when unpacked".
  */
+import { offlineGraphExtractor } from '../../core/graph/offline-extractor';
 import { chunkText } from '../../core/knowledge/chunker';
 import { summarize } from '../../core/knowledge/summarize';
 import type { HeavyWork } from '../../core/ports/heavy-work';
@@ -32,6 +33,17 @@ export function heavyWorkConformance(name: string, create: () => Promise<HeavyWo
       const options = { size: 300, overlap: 50 };
       expect(await work.run('text.chunk', { text: TEXT, options })).toEqual(chunkText(TEXT, options));
       expect(await work.run('text.summarize', { text: TEXT, title: 'volcanoes.txt' })).toEqual(summarize(TEXT, { title: 'volcanoes.txt' }));
+    });
+
+    it('extracts a graph exactly like the offline extractor', async () => {
+      const input = {
+        documentTitle: 'people.txt',
+        chunks: [{ index: 0, content: 'Ada Lovelace worked with Charles Babbage in London.' }],
+        pinned: [{ name: 'Analytical Engine', type: 'product', aliases: [] }],
+      };
+      const extraction = await work.run('graph.extractOffline', input);
+      expect(extraction).toEqual(await offlineGraphExtractor.extract(input));
+      expect(extraction.entities.map((e) => e.name)).toEqual(expect.arrayContaining(['Ada Lovelace', 'Charles Babbage']));
     });
 
     it('embeds with the offline embedder, one float32 row per text', async () => {

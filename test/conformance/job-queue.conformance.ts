@@ -252,6 +252,42 @@ export function runJobQueueConformance(name: string, factory: () => Promise<JobQ
       expect(redelivered).not.toContain(id);
     });
 
+    it('carries metadata with a job across retries and into the dead letters; jobs without it have none', async () => {
+      const q = await make();
+      const name = queueName('meta');
+      const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+      const seen: Job[] = [];
+      await q.consume(
+        name,
+        async (job) => {
+          seen.push(job);
+          throw new Error('always fails');
+        },
+        { maxAttempts: 2, backoffMs: 20 },
+      );
+      await q.enqueue(name, { n: 1 }, { jobId: 'meta-1', metadata: { requestId: 'req-meta-1', traceparent } });
+      await q.enqueue(name, { n: 2 }, { jobId: 'meta-2' });
+      await waitFor(async () => (await q.deadLetters(name)).length === 2);
+      const first = seen.filter((j) => j.id === 'meta-1');
+      expect(first.map((j) => j.attempt)).toEqual([1, 2]);
+      for (const job of first) expect(job.metadata).toEqual({ requestId: 'req-meta-1', traceparent });
+      for (const job of seen.filter((j) => j.id === 'meta-2')) expect(job.metadata).toBeUndefined();
+      const dead = await q.deadLetters(name);
+      expect(dead.find((j) => j.id === 'meta-1')?.metadata).toEqual({ requestId: 'req-meta-1', traceparent });
+    });
+
+    it('reports how many jobs wait in a queue', async () => {
+      const q = await make();
+      if (!q.depths) return; // optional in the port
+      const name = queueName('depth');
+      for (let i = 0; i < 3; i++) await q.enqueue(name, i);
+      await waitFor(async () => (await q.depths!())[name] === 3);
+      const seen: number[] = [];
+      await q.consume(name, async (job) => void seen.push(job.payload as number));
+      await waitFor(() => seen.length === 3);
+      await waitFor(async () => (await q.depths!())[name] === 0);
+    });
+
     it('rejects invalid options', async () => {
       const q = await make();
       const name = queueName('invalid');

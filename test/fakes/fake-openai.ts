@@ -9,6 +9,8 @@ export class FakeOpenAi extends FakeHttpServer {
   reply = 'Refunds take fourteen days.';
   /** Base URL to give the SDK (`http://127.0.0.1:<port>/v1`). */
   baseURL = '';
+  /** Answers of the next chat completions that call tools instead of replying (one entry per completion). */
+  readonly toolTurns: FakeToolCall[][] = [];
 
   constructor(sseDelayMs = 2) {
     super((request) => route(this, request), sseDelayMs);
@@ -18,6 +20,13 @@ export class FakeOpenAi extends FakeHttpServer {
     this.baseURL = `${await super.start()}/v1`;
     return this.baseURL;
   }
+}
+
+/** A tool call the fake model makes: `arguments` is sent as the JSON text of this object. */
+export interface FakeToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
 }
 
 /** `{"error": {...}}` bodies exactly as the API sends them. */
@@ -53,8 +62,11 @@ function route(fake: FakeOpenAi, request: RecordedRequest): FakeReply | undefine
         },
       };
     }
-    case 'POST /v1/chat/completions':
+    case 'POST /v1/chat/completions': {
+      const calls = fake.toolTurns.shift();
+      if (calls) return body.stream ? { sse: toolCallStreamFrames(calls, body) } : toolCallCompletion(calls, body);
       return body.stream ? chatStream(fake.reply, body) : chatCompletion(fake.reply, body);
+    }
     case 'POST /v1/audio/transcriptions':
       return { json: { task: 'transcribe', language: 'english', duration: 3.5, text: ' Hello from the recording. ', segments: [] } };
     case 'POST /v1/audio/speech':
@@ -133,4 +145,64 @@ export function chatStreamFrames(text: string, body: any, options: { usage?: boo
 
 function chatStream(text: string, body: any): FakeReply {
   return { sse: chatStreamFrames(text, body) };
+}
+
+const USAGE_OF_CALLS = 12;
+
+function toolCallCompletion(calls: FakeToolCall[], body: any): FakeReply {
+  const prompt = promptTokens(body);
+  return {
+    json: {
+      id: 'chatcmpl-fake-tools',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: body.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            refusal: null,
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.name, arguments: JSON.stringify(c.arguments) },
+            })),
+          },
+          logprobs: null,
+          finish_reason: 'tool_calls',
+        },
+      ],
+      usage: { prompt_tokens: prompt, completion_tokens: USAGE_OF_CALLS, total_tokens: prompt + USAGE_OF_CALLS },
+    },
+  };
+}
+
+/** Streamed tool calls as the API sends them: id and name first, then the arguments in two pieces. */
+function toolCallStreamFrames(calls: FakeToolCall[], body: any): string[] {
+  const base = { id: 'chatcmpl-fake-tools', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
+  const frame = (delta: unknown, finish: string | null = null) =>
+    sseFrame({ ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
+  const frames = [frame({ role: 'assistant', content: null })];
+  calls.forEach((c, index) => {
+    const args = JSON.stringify(c.arguments);
+    const half = Math.ceil(args.length / 2);
+    frames.push(frame({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }));
+    frames.push(frame({ tool_calls: [{ index, function: { arguments: args.slice(0, half) } }] }));
+    frames.push(frame({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] }));
+  });
+  frames.push(frame({}, 'tool_calls'));
+  if (body.stream_options?.include_usage) {
+    const prompt = promptTokens(body);
+    frames.push(
+      sseFrame({
+        ...base,
+        choices: [],
+        usage: { prompt_tokens: prompt, completion_tokens: USAGE_OF_CALLS, total_tokens: prompt + USAGE_OF_CALLS },
+      }),
+    );
+  }
+  frames.push(sseFrame('[DONE]'));
+  return frames;
 }

@@ -48,4 +48,13 @@ describe('optional SDKs load only with their adapter', () => {
     },
     SPAWN_TIMEOUT_MS,
   );
+
+  it(
+    'tracing loads the OpenTelemetry SDK and exporter only when an OTLP endpoint is configured',
+    async () => {
+      const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' };
+      expect((await loadedSdks(env)).sort()).toEqual(['@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/sdk-trace-node']);
+    },
+    SPAWN_TIMEOUT_MS,
+  );
 });

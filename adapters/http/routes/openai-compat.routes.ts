@@ -4,13 +4,14 @@ import type { openAiCompatOperations } from '../../../contracts/operations/opena
 import type { ChatDeps } from '../../../core/chat/chat-deps';
 import { type ChatResult, runChat } from '../../../core/chat/chat-pipeline';
 import { type CompatRequest, listCompatModels, prepareCompatChat } from '../../../core/chat/openai-compat';
+import { compatToolCalls } from '../../../core/chat/openai-compat-tools';
 import { toOpenAiError } from '../../../core/shared/openai-error';
 import { toHttpError } from '../error-mapper';
 import { type HandlerMap, requireApiKey, typedHandlers } from '../handler';
 import { abortOnDisconnect } from '../sse';
 import { type ChatStreamFormat, streamChat } from './chat.routes';
 
-const finishReason = (r: ChatResult) => (r.finishReason === 'length' ? 'length' : 'stop');
+const finishReason = (r: ChatResult) => (r.toolCalls?.length ? 'tool_calls' : r.finishReason === 'length' ? 'length' : 'stop');
 const usageOf = (r: ChatResult) => ({
   prompt_tokens: r.usage.promptTokens,
   completion_tokens: r.usage.completionTokens,
@@ -34,6 +35,8 @@ function chunkFormat(id: string, model: string, created: number, includeUsage: b
     done: (r) => [
       // An agent without streamingEnabled answers in one piece.
       ...(wholeAnswer && r.response ? [chunk({ content: r.response }, null)] : []),
+      // Tool calls arrive whole from the pipeline: one delta per call, as OpenAI's first delta of each.
+      ...(r.toolCalls?.length ? [chunk({ tool_calls: compatToolCalls(r.toolCalls).map((c, index) => ({ index, ...c })) }, null)] : []),
       chunk({}, finishReason(r), { sources: r.sources, conversation_id: r.conversationId }),
       ...(includeUsage ? [{ id, object: 'chat.completion.chunk', created, model, choices: [], usage: usageOf(r) }] : []),
     ],
@@ -73,7 +76,9 @@ export function openAiCompatRoutes(d: ChatDeps): HandlerMap {
           choices: [
             {
               index: 0,
-              message: { role: 'assistant', content: r.response, refusal: null },
+              message: r.toolCalls?.length
+                ? { role: 'assistant', content: r.response || null, refusal: null, tool_calls: compatToolCalls(r.toolCalls) }
+                : { role: 'assistant', content: r.response, refusal: null },
               logprobs: null,
               finish_reason: finishReason(r),
             },

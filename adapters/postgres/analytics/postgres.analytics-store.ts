@@ -18,8 +18,17 @@ const ROLLUP = 'hourly';
 const ALL_AGENTS = '00000000-0000-0000-0000-000000000000';
 const ALL_MODELS = '*';
 const COVERED_CACHE_MS = 10_000;
-/** Hours rolled up per statement by the job (keeps each transaction short on a large backfill). */
-const ROLLUP_BATCH_HOURS = 24 * 7;
+/**
+ * Hours rolled up per transaction by the job. The embedded store has one session, held by a transaction from
+ * BEGIN to COMMIT: a week per transaction (the first choice) held it for seconds on a 1M-message backfill and
+ * requests queued behind it; six hours keep each hold in the tens of milliseconds (analytics bench).
+ */
+export const ROLLUP_BATCH_HOURS = 6;
+/**
+ * After each batch the job waits as long as the batch took: a request makes several statements in turn, and with
+ * batches back to back each of them queued behind a batch; a backfill taking twice as long is cheaper.
+ */
+const ROLLUP_PAUSE_RATIO = 1;
 
 type Row = Record<string, unknown>;
 const toTotals = (r: Row | undefined): AnalyticsTotals => ({
@@ -189,7 +198,22 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
     };
   }
 
-  async refreshRollup(until: Date) {
+  private refreshing: Promise<{ from: string | null; to: string; hours: number }> | null = null;
+
+  /**
+   * One refresh at a time per process (the worker's timer and an explicit call share it); bounded batches with a
+   * pause between them, so requests waiting for the database get it between two batches.
+   */
+  refreshRollup(until: Date, options: { batchHours?: number; pauseRatio?: number } = {}) {
+    this.refreshing ??= this.refresh(until, options.batchHours ?? ROLLUP_BATCH_HOURS, options.pauseRatio ?? ROLLUP_PAUSE_RATIO).finally(
+      () => {
+        this.refreshing = null;
+      },
+    );
+    return this.refreshing;
+  }
+
+  private async refresh(until: Date, batchHours: number, pauseRatio: number) {
     const target = floorHour(until);
     this.covered = null;
     const covered = await this.coveredUntil();
@@ -199,23 +223,34 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
       from = first?.at ? floorHour(new Date(first.at as string)) : null;
     }
     let hours = 0;
+    let marked = covered;
     for (let a = from; a && a < target;) {
-      const b = new Date(Math.min(a.getTime() + ROLLUP_BATCH_HOURS * HOUR_MS, target.getTime()));
-      await this.rollUp(a, b);
+      const b = new Date(Math.min(a.getTime() + batchHours * HOUR_MS, target.getTime()));
+      // Progress is kept batch by batch: a restarted backfill goes on where it stopped, and reads use it at once.
+      const advances = !covered || b > covered;
+      const started = performance.now();
+      await this.rollUp(a, b, advances);
+      const took = performance.now() - started;
+      if (advances) {
+        marked = b;
+        this.covered = { value: b, readAt: Date.now() };
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(took * pauseRatio, 2000)));
       hours += (b.getTime() - a.getTime()) / HOUR_MS;
       a = b;
     }
-    if (!covered || target > covered) {
-      await this.db('analytics_rollup_state')
-        .insert({ name: ROLLUP, covered_until: target, updated_at: new Date() })
-        .onConflict('name')
-        .merge();
+    if (!marked || target > marked) {
+      await this.markCovered(this.db, target);
       this.covered = { value: target, readAt: Date.now() };
     }
     return { from: from ? from.toISOString() : null, to: target.toISOString(), hours };
   }
 
-  private async rollUp(from: Date, to: Date) {
+  private async markCovered(db: Knex, until: Date) {
+    await db('analytics_rollup_state').insert({ name: ROLLUP, covered_until: until, updated_at: new Date() }).onConflict('name').merge();
+  }
+
+  private async rollUp(from: Date, to: Date, advances: boolean) {
     const f = rawFacts(null, from, to);
     const upsert = (table: string, bucket: string) =>
       `ON CONFLICT (organization_id, ${bucket}, agent_id, model) DO UPDATE SET ${MEASURES.map((m) => `${m} = excluded.${m}`).join(', ')}`;
@@ -240,6 +275,7 @@ export class PostgresAnalyticsStore implements AnalyticsStore {
            FROM analytics_hourly WHERE hour >= ? AND hour < ? GROUP BY 1, 2, 3, 4 ${upsert('analytics_daily', 'day')}`,
         [dFrom, dTo],
       );
+      if (advances) await this.markCovered(trx, to);
     });
   }
 }

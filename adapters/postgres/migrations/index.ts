@@ -17,6 +17,7 @@ import { provisioningBuildsMigration } from './0045_provisioning_builds';
 import { ssoProvidersMigration } from './0050_sso_providers';
 import { contactSearchTrigramsMigration } from './0060_contact_search_trigrams';
 import { conversationTakeoverMigration } from './0066_conversation_takeover';
+import { analyticsRollupBucketsMigration } from './0068_analytics_rollup_buckets';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -40,5 +41,6 @@ export const relationalMigrations: MigrationSet = {
     analyticsMigration,
     contactSearchTrigramsMigration,
     conversationTakeoverMigration,
+    analyticsRollupBucketsMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
