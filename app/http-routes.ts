@@ -18,14 +18,11 @@ import { provisioningRoutes } from '../adapters/http/routes/provisioning.routes'
 import { publicChatRoutes } from '../adapters/http/routes/public-chat.routes';
 import { sourceRoutes } from '../adapters/http/routes/sources.routes';
 import { ssoRoutes } from '../adapters/http/routes/sso.routes';
-import { allOperations } from '../contracts';
-import { buildOpenApiDocument } from '../contracts/openapi';
 import type { Infrastructure } from './infrastructure';
+import { openApiDocument } from './openapi-document';
 import type { Services } from './services';
 
-const VERSION = '0.1.0';
-
-export const openApiDocument = (infra: Infrastructure) => buildOpenApiDocument(allOperations(infra.plugins.catalogue()), VERSION);
+export { openApiDocument };
 
 /** Handlers of every operation, by operationId. Each area adds its route module here. */
 export function buildHandlers(infra: Infrastructure, services: Services): HandlerMap {

@@ -11,6 +11,7 @@ import type { JobDeps } from '../core/jobs/job-deps';
 import { createKnowledgeBase } from '../core/knowledge/knowledge-bases';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { CatalogueDeps } from '../core/models/catalogue';
+import type { ModelAvailability } from '../core/models/model-availability';
 import type { OrganizationDeps } from '../core/organizations/organization-deps';
 import type { PromptDeps } from '../core/prompts/prompt-deps';
 import type { ProvisioningDeps } from '../core/provisioning/provisioning-deps';
@@ -86,7 +87,9 @@ export function buildServices(infra: Infrastructure): Services {
   const sources = buildSourcesDeps(infra, knowledge);
   const contacts = buildContactDeps(infra);
   const chat = { ...buildChatDeps(infra, billing, knowledge), contacts };
-  const catalogue: CatalogueDeps = { store, clock, listing: infra.modelListing };
+  // A model is available when a selected chat provider serves it (the same router chat calls go through).
+  const availability: ModelAvailability = { serves: (model) => infra.chat.chatModel.supports(model) };
+  const catalogue: CatalogueDeps = { store, clock, listing: infra.modelListing, availability };
   const agents: AgentDeps = {
     store,
     clock,
@@ -101,6 +104,7 @@ export function buildServices(infra: Infrastructure): Services {
       createKnowledgeBase: async (actor, input) => ({ ...(await createKnowledgeBase(knowledge, actor, input)) }),
       ingestion: setupSourceIngestion(sources),
     },
+    models: availability,
   };
   return {
     identity: {

@@ -1,4 +1,5 @@
 #!/usr/bin/env -S npx tsx
+import { ADMIN_COMMANDS, runAdminCommand } from '../app/admin-commands';
 import { ConfigError, loadConfig, type Role } from '../app/configuration';
 import { createContainer } from '../app/container';
 import { startEmailListener } from '../app/email-listener';
@@ -13,12 +14,27 @@ const usage = `usage: platform <${ROLES.join('|')}>
   gateway  the edge (PORT); needs API_URL, JWT_SECRET, INTERNAL_SECRET, DATABASE_URL
   api      the backend HTTP API (API_PORT)
   worker   background jobs
-  migrate  apply database migrations and exit`;
+  migrate  apply database migrations and exit
+
+admin commands (each takes --help):
+${Object.entries(ADMIN_COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(19)}${c.summary}`)
+  .join('\n')}
+
+Configuration comes from the environment (DATA_DIR, DATABASE_URL, ...); see the README.`;
 
 async function main() {
   const role = process.argv[2] as Role;
   if (['--help', '-h', 'help'].includes(process.argv[2] ?? '')) {
     process.stdout.write(`${usage}\n`);
+    return;
+  }
+  if (ADMIN_COMMANDS[process.argv[2] ?? '']) {
+    process.exitCode = await runAdminCommand(process.argv[2]!, process.argv.slice(3));
+    return;
+  }
+  if (role === 'migrate' && ['--help', '-h'].includes(process.argv[3] ?? '')) {
+    process.stdout.write('usage: platform migrate\n\napply the database migrations of the configured store and exit\n');
     return;
   }
   if (!ROLES.includes(role)) {

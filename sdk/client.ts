@@ -1,4 +1,5 @@
-import { Http, type HttpOptions, readSse, type RequestOptions } from './http';
+import { createPlatformApi, type PlatformApi, unwrap } from './api';
+import { Http, type HttpOptions, readSse } from './http';
 import type {
   Agent,
   AgentInput,
@@ -31,17 +32,22 @@ import type {
 } from './types';
 
 const enc = encodeURIComponent;
-type Query = RequestOptions['query'];
+const path = (id: string) => ({ path: { id } });
 
 /**
  * The typed client of the platform's public API (JWT surface) that the operator console is built on. Each
- * method is one documented operation; errors arrive as PlatformError with the platform's `{error, code}`.
+ * method is one documented operation called through the generated client (`api`, openapi-fetch typed by
+ * sdk/schema.d.ts), so paths, parameters and bodies are checked against the OpenAPI document at compile time
+ * and the declared results must be assignable from its responses. Errors arrive as PlatformError with the
+ * platform's `{error, code}`. Operations without a method here are reachable through `api` directly.
  */
 export class PlatformClient {
   readonly http: Http;
+  readonly api: PlatformApi;
 
   constructor(options: HttpOptions = {}) {
     this.http = new Http(options);
+    this.api = createPlatformApi(this.http);
   }
 
   get session(): Session | null {
@@ -53,69 +59,74 @@ export class PlatformClient {
     return this.session?.user.organizations[0]?.id ?? null;
   }
 
-  private get<T>(path: string, query?: Query) {
-    return this.http.json<T>('GET', path, { query });
-  }
-  private send<T>(method: 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown) {
-    return this.http.json<T>(method, path, { body });
-  }
-
   // Sign-in (spec 4.1)
   async register(input: RegisterInput): Promise<Session> {
-    const { data } = await this.http.json<{ data: Session }>('POST', '/api/auth/register', { body: input, anonymous: true });
-    this.http.sessions.save(data);
-    return data;
+    const { data } = await unwrap(this.api.POST('/api/auth/register', { body: input, fetch: this.http.anonymousFetch }));
+    return this.keep(data);
   }
   async login(email: string, password: string): Promise<Session> {
-    const { data } = await this.http.json<{ data: Session }>('POST', '/api/auth/login', { body: { email, password }, anonymous: true });
-    this.http.sessions.save(data);
-    return data;
+    const { data } = await unwrap(this.api.POST('/api/auth/login', { body: { email, password }, fetch: this.http.anonymousFetch }));
+    return this.keep(data);
   }
   /** Makes another of the user's organizations the active one; both new tokens replace the session (spec 5.1). */
   async switchOrganization(organizationId: string): Promise<Session> {
-    const { data } = await this.http.json<{ data: Session }>('POST', '/api/auth/switch-org', { body: { organizationId } });
-    this.http.sessions.save(data);
-    return data;
+    const { data } = await unwrap(this.api.POST('/api/auth/switch-org', { body: { organizationId } }));
+    return this.keep(data);
   }
-  acceptInvitation(token: string) {
-    return this.send<{ organization: { id: string; name: string; slug: string; role: string } }>('POST', '/api/invitations/accept', {
-      token,
-    });
+  private keep(session: Session): Session {
+    this.http.sessions.save(session);
+    return session;
+  }
+  acceptInvitation(token: string): Promise<{ organization: { id: string; name: string; slug: string; role: string } }> {
+    return unwrap(this.api.POST('/api/invitations/accept', { body: { token } }));
   }
   signOut(): void {
     this.http.sessions.save(null);
   }
-  me() {
-    return this.get<{ user: User }>('/api/auth/me');
+  me(): Promise<{ user: User }> {
+    return unwrap(this.api.GET('/api/auth/me'));
   }
 
   // Knowledge bases and documents (spec 4.6, 4.7)
-  listKnowledgeBases(page: Page = {}) {
-    return this.get<{ knowledgeBases: KnowledgeBase[]; total: number }>('/api/knowledge/kb', { ...page });
+  listKnowledgeBases(page: Page = {}): Promise<{ knowledgeBases: KnowledgeBase[]; total: number }> {
+    return unwrap(this.api.GET('/api/knowledge/kb', { params: { query: page } }));
   }
-  createKnowledgeBase(input: { name: string; description?: string }) {
-    return this.send<{ knowledgeBase: KnowledgeBase }>('POST', '/api/knowledge/kb', input);
+  createKnowledgeBase(input: { name: string; description?: string }): Promise<{ knowledgeBase: KnowledgeBase }> {
+    return unwrap(this.api.POST('/api/knowledge/kb', { body: input }));
   }
-  getKnowledgeBase(id: string) {
-    return this.get<{ knowledgeBase: KnowledgeBase }>(`/api/knowledge/kb/${enc(id)}`);
+  getKnowledgeBase(id: string): Promise<{ knowledgeBase: KnowledgeBase }> {
+    return unwrap(this.api.GET('/api/knowledge/kb/{id}', { params: path(id) }));
   }
-  listDocuments(kbId: string, page: Page = {}) {
-    return this.get<{ documents: KbDocument[]; total: number }>(`/api/knowledge/kb/${enc(kbId)}/documents`, { ...page });
+  listDocuments(kbId: string, page: Page = {}): Promise<{ documents: KbDocument[]; total: number }> {
+    return unwrap(this.api.GET('/api/knowledge/kb/{id}/documents', { params: { path: { id: kbId }, query: page } }));
   }
-  uploadDocument(kbId: string, file: Blob, filename: string) {
+  /**
+   * Uploads one file (201 for a new document). The same bytes already in the knowledge base answer 200 with the
+   * existing document and no job, unless `allowDuplicate` is set.
+   */
+  uploadDocument(
+    kbId: string,
+    file: Blob,
+    filename: string,
+    options: { allowDuplicate?: boolean } = {},
+  ): Promise<{ document: KbDocument; jobId?: string | null; message: string; duplicate?: boolean }> {
     const form = new FormData();
     form.append('file', file, filename);
-    return this.http.json<{ document: KbDocument; jobId: string; message: string }>('POST', `/api/knowledge/kb/${enc(kbId)}/documents`, {
-      form,
-    });
+    return unwrap(
+      this.api.POST('/api/knowledge/kb/{id}/documents', {
+        params: { path: { id: kbId }, query: options.allowDuplicate ? { allowDuplicate: true } : {} },
+        body: form as never,
+        bodySerializer: (b: unknown) => b as FormData,
+      }),
+    ) as never;
   }
-  retryDocument(kbId: string, docId: string) {
-    return this.send<{ documentId: string; jobId: string }>('POST', `/api/knowledge/kb/${enc(kbId)}/documents/${enc(docId)}/retry`);
+  retryDocument(kbId: string, docId: string): Promise<{ documentId: string; jobId: string }> {
+    return unwrap(this.api.POST('/api/knowledge/kb/{id}/documents/{docId}/retry', { params: { path: { id: kbId, docId } }, body: {} }));
   }
 
   // Jobs (DECISIONS "Jobs")
-  getJob(jobId: string) {
-    return this.get<JobEvent>(`/api/jobs/${enc(jobId)}`);
+  getJob(jobId: string): Promise<JobEvent> {
+    return unwrap(this.api.GET('/api/jobs/{jobId}', { params: { path: { jobId } } }));
   }
   /**
    * Follows a job until its terminal event: the SSE stream (replays the current state, then streams), reconnecting
@@ -148,84 +159,87 @@ export class PlatformClient {
   }
 
   // Agents (spec 4.2, DECISIONS "Publishing without review", "Public distribution")
-  listAgents(page: Page = {}) {
-    return this.get<{ bots: Agent[]; pagination: { total: number } }>('/api/bots', { ...page });
+  listAgents(page: Page = {}): Promise<{ bots: Agent[]; pagination: { total: number } }> {
+    return unwrap(this.api.GET('/api/bots', { params: { query: page } }));
   }
-  getAgent(id: string) {
-    return this.get<Agent & { knowledgeBases?: { id?: string; name: string }[] }>(`/api/bots/${enc(id)}`);
+  getAgent(id: string): Promise<Agent & { knowledgeBases?: { id?: string; name?: string }[] }> {
+    return unwrap(this.api.GET('/api/bots/{id}', { params: path(id) }));
   }
-  async createAgent(input: AgentInput & { name: string; knowledgeBaseIds: string[] }) {
-    return (await this.send<{ bot: Agent }>('POST', '/api/bots', input)).bot;
+  async createAgent(input: AgentInput & { name: string; knowledgeBaseIds: string[] }): Promise<Agent> {
+    return (await unwrap(this.api.POST('/api/bots', { body: input }))).bot;
   }
-  async updateAgent(id: string, input: AgentInput & { notes?: string }) {
-    return (await this.send<{ bot: Agent }>('PUT', `/api/bots/${enc(id)}`, input)).bot;
+  async updateAgent(id: string, input: AgentInput & { notes?: string }): Promise<Agent> {
+    return (await unwrap(this.api.PUT('/api/bots/{id}', { params: path(id), body: input }))).bot;
   }
-  listAgentVersions(id: string) {
-    return this.get<{ versions: AgentVersion[]; total: number }>(`/api/bots/${enc(id)}/versions`);
+  listAgentVersions(id: string): Promise<{ versions: AgentVersion[]; total: number }> {
+    return unwrap(this.api.GET('/api/bots/{id}/versions', { params: path(id) }));
   }
-  submitForReview(id: string) {
-    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/submit-review`);
+  submitForReview(id: string): Promise<{ bot: Agent; status: string }> {
+    return unwrap(this.api.POST('/api/bots/{id}/submit-review', { params: path(id) }));
   }
-  approveAgent(id: string) {
-    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/approve`);
+  approveAgent(id: string): Promise<{ bot: Agent; status: string }> {
+    return unwrap(this.api.POST('/api/bots/{id}/approve', { params: path(id) }));
   }
-  rejectAgent(id: string, feedback: string) {
-    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/reject`, { feedback });
+  rejectAgent(id: string, feedback: string): Promise<{ bot: Agent; status: string }> {
+    return unwrap(this.api.POST('/api/bots/{id}/reject', { params: path(id), body: { feedback } }));
   }
-  publishAgent(id: string) {
-    return this.send<{ bot: Agent; status: string }>('POST', `/api/bots/${enc(id)}/publish`);
+  publishAgent(id: string): Promise<{ bot: Agent; status: string }> {
+    return unwrap(this.api.POST('/api/bots/{id}/publish', { params: path(id) }));
   }
-  publishDistribution(id: string, input: { slug?: string; require_org_membership?: boolean } = {}) {
-    return this.send<Distribution>('POST', `/api/bots/${enc(id)}/distribution/publish`, input);
+  publishDistribution(id: string, input: { slug?: string; require_org_membership?: boolean } = {}): Promise<Distribution> {
+    return unwrap(this.api.POST('/api/bots/{id}/distribution/publish', { params: path(id), body: input }));
   }
 
   // Prompt configuration versions (spec 4.3)
-  listPromptVersions(agentId: string) {
-    return this.get<{ versions: PromptVersionItem[]; total: number; live: PromptLive | null }>(
-      `/api/bots/${enc(agentId)}/prompt-config-versions`,
-    );
+  listPromptVersions(agentId: string): Promise<{ versions: PromptVersionItem[]; total?: number; live: PromptLive | null }> {
+    return unwrap(this.api.GET('/api/bots/{id}/prompt-config-versions', { params: path(agentId) }));
   }
-  getPromptVersion(agentId: string, versionId: string) {
-    return this.get<{ version: PromptVersionItem; items: PromptSection[] }>(
-      `/api/bots/${enc(agentId)}/prompt-config-versions/${enc(versionId)}`,
-    );
+  getPromptVersion(agentId: string, versionId: string): Promise<{ version: PromptVersionItem; items: PromptSection[] }> {
+    return unwrap(this.api.GET('/api/bots/{id}/prompt-config-versions/{versionId}', { params: { path: { id: agentId, versionId } } }));
   }
-  savePromptVersion(agentId: string, input: { sections: PromptSection[]; bumpType?: 'major' | 'minor'; label?: string }) {
-    return this.send<{ version: { id: string; versionMajor: number; versionMinor: number } }>(
-      'POST',
-      `/api/bots/${enc(agentId)}/prompt-config-versions`,
-      input,
-    );
+  savePromptVersion(
+    agentId: string,
+    input: { sections: PromptSection[]; bumpType?: 'major' | 'minor'; label?: string },
+  ): Promise<{ version: { id: string; versionMajor: number; versionMinor: number } }> {
+    return unwrap(this.api.POST('/api/bots/{id}/prompt-config-versions', { params: path(agentId), body: input }));
   }
-  publishPromptVersion(agentId: string, versionId: string) {
-    return this.send<{ live: PromptLive; previous: PromptLive | null }>('PUT', `/api/bots/${enc(agentId)}/prompt-live`, { versionId });
+  publishPromptVersion(agentId: string, versionId: string): Promise<{ live: PromptLive; previous: PromptLive | null }> {
+    return unwrap(this.api.PUT('/api/bots/{id}/prompt-live', { params: path(agentId), body: { versionId } }));
   }
 
   // Operator inbox (DECISIONS "Operator inbox") and presence events
-  listAgentConversations(agentId: string, query: Page & { platform?: string } = {}) {
-    return this.get<{ conversations: InboxConversation[]; total: number }>(`/api/bots/${enc(agentId)}/conversations`, { ...query });
+  listAgentConversations(
+    agentId: string,
+    query: Page & { platform?: string } = {},
+  ): Promise<{ conversations: InboxConversation[]; total: number }> {
+    return unwrap(this.api.GET('/api/bots/{id}/conversations', { params: { path: { id: agentId }, query } }));
   }
-  listAgentConversationMessages(agentId: string, conversationId: string) {
-    return this.get<{ messages: ChatMessage[] }>(`/api/bots/${enc(agentId)}/conversations/${enc(conversationId)}/messages`);
+  listAgentConversationMessages(agentId: string, conversationId: string): Promise<{ messages: ChatMessage[] }> {
+    return unwrap(
+      this.api.GET('/api/bots/{id}/conversations/{convId}/messages', { params: { path: { id: agentId, convId: conversationId } } }),
+    );
   }
-  sendOperatorEvent(agentId: string, conversationId: string, type: OperatorEventType, message?: string) {
-    return this.send<{ event: unknown }>('POST', `/api/bots/${enc(agentId)}/conversations/${enc(conversationId)}/operator-events`, {
-      type,
-      ...(message !== undefined ? { message } : {}),
-    });
+  sendOperatorEvent(agentId: string, conversationId: string, type: OperatorEventType, message?: string): Promise<{ event: unknown }> {
+    return unwrap(
+      this.api.POST('/api/bots/{id}/conversations/{convId}/operator-events', {
+        params: { path: { id: agentId, convId: conversationId } },
+        body: { type, ...(message !== undefined ? { message } : {}) },
+      }),
+    );
   }
 
   // Search playground (spec 4.9)
-  search(input: { knowledgeBaseIds: string[]; query: string; topK?: number }) {
-    return this.http.json<{ results: SearchResult[]; suggestedFollowUps: string[] }>('POST', '/api/knowledge/search', {
-      body: input,
-      query: { source: 'manual' },
-    });
+  search(input: {
+    knowledgeBaseIds: string[];
+    query: string;
+    topK?: number;
+  }): Promise<{ results: SearchResult[]; suggestedFollowUps: string[] }> {
+    return unwrap(this.api.POST('/api/knowledge/search', { params: { query: { source: 'manual' } }, body: input }));
   }
 
   // Contacts (spec 4.11)
-  listContacts(filters: ContactFilters & Page = {}) {
-    return this.get<{ contacts: Contact[]; total: number }>('/api/contacts', { ...filters });
+  listContacts(filters: ContactFilters & Page = {}): Promise<{ contacts: Contact[]; total: number }> {
+    return unwrap(this.api.GET('/api/contacts', { params: { query: filters } }));
   }
   /** The CSV export (same filters as the list) as a Blob, ready to save. */
   async exportContacts(filters: ContactFilters = {}): Promise<Blob> {
@@ -233,46 +247,50 @@ export class PlatformClient {
   }
 
   // Analytics (spec 4.12)
-  analyticsOverview(range: AnalyticsRange) {
-    return this.get<AnalyticsOverview>('/api/analytics/overview', { ...range });
+  analyticsOverview(range: AnalyticsRange): Promise<AnalyticsOverview> {
+    return unwrap(this.api.GET('/api/analytics/overview', { params: { query: range } }));
   }
-  analyticsDaily(range: AnalyticsRange) {
-    return this.get<DailyPoint[]>('/api/analytics/daily', { ...range });
+  analyticsDaily(range: AnalyticsRange): Promise<DailyPoint[]> {
+    return unwrap(this.api.GET('/api/analytics/daily', { params: { query: range } }));
   }
 
   // Organization: members, invitations, seats (DECISIONS "Invitations and seats")
-  listMembers(orgId: string) {
-    return this.get<{ members: Member[] }>(`/api/organizations/${enc(orgId)}/members`);
+  listMembers(orgId: string): Promise<{ members: Member[] }> {
+    return unwrap(this.api.GET('/api/organizations/{orgId}/members', { params: { path: { orgId } } }));
   }
-  listInvitations(orgId: string) {
-    return this.get<{ invitations: Invitation[] }>(`/api/organizations/${enc(orgId)}/invitations`);
+  listInvitations(orgId: string): Promise<{ invitations: Invitation[] }> {
+    return unwrap(this.api.GET('/api/organizations/{orgId}/invitations', { params: { path: { orgId } } }));
   }
-  createInvitation(orgId: string, input: { email: string; role: 'admin' | 'member' | 'viewer' }) {
-    return this.send<{ invitation: Invitation; token: string }>('POST', `/api/organizations/${enc(orgId)}/invitations`, input);
+  createInvitation(
+    orgId: string,
+    input: { email: string; role: 'admin' | 'member' | 'viewer' },
+  ): Promise<{ invitation: Invitation; token: string }> {
+    return unwrap(this.api.POST('/api/organizations/{orgId}/invitations', { params: { path: { orgId } }, body: input }));
   }
-  revokeInvitation(orgId: string, id: string) {
-    return this.send<void>('DELETE', `/api/organizations/${enc(orgId)}/invitations/${enc(id)}`);
+  async revokeInvitation(orgId: string, id: string): Promise<void> {
+    await unwrap(this.api.DELETE('/api/organizations/{orgId}/invitations/{id}', { params: { path: { orgId, id } } }));
   }
-  seats(orgId: string) {
-    return this.get<{ usedSeats: number; totalSeats: number; pendingInvitations: number }>(`/api/organizations/${enc(orgId)}/seats`);
+  seats(orgId: string): Promise<{ usedSeats: number; totalSeats: number; pendingInvitations: number }> {
+    return unwrap(this.api.GET('/api/organizations/{orgId}/seats', { params: { path: { orgId } } }));
   }
 
   // API keys (DECISIONS "API keys")
-  listApiKeys() {
-    return this.get<{ apiKeys: ApiKey[] }>('/api/api-keys');
+  listApiKeys(): Promise<{ apiKeys: ApiKey[] }> {
+    return unwrap(this.api.GET('/api/api-keys'));
   }
-  createApiKey(input: { name: string; scopes: string[] }) {
-    return this.send<{ apiKey: ApiKey; key: string }>('POST', '/api/api-keys', input);
+  createApiKey(input: { name: string; scopes: string[] }): Promise<{ apiKey: ApiKey; key: string }> {
+    return unwrap(this.api.POST('/api/api-keys', { body: input as never }));
   }
-  revokeApiKey(id: string) {
-    return this.send<void>('DELETE', `/api/api-keys/${enc(id)}`);
+  async revokeApiKey(id: string): Promise<void> {
+    await unwrap(this.api.DELETE('/api/api-keys/{id}', { params: path(id) }));
   }
 
   // Wallet and audit log
-  wallet() {
-    return this.get<Wallet>('/api/billing/wallet');
+  // The contract leaves billing events and audit entries open (`{}` items); these are the fields the console reads.
+  wallet(): Promise<Wallet> {
+    return unwrap(this.api.GET('/api/billing/wallet')) as Promise<Wallet>;
   }
-  auditLog(query: Page & { action?: string } = {}) {
-    return this.get<{ entries: AuditEntry[]; total: number }>('/api/audit-logs', { ...query });
+  auditLog(query: Page & { action?: string } = {}): Promise<{ entries: AuditEntry[]; total: number }> {
+    return unwrap(this.api.GET('/api/audit-logs', { params: { query } })) as Promise<{ entries: AuditEntry[]; total: number }>;
   }
 }

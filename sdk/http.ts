@@ -73,31 +73,46 @@ export class Http {
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
   }
 
-  /** The raw response of a successful request (2xx), or a PlatformError. */
+  /**
+   * fetch with the session: adds the bearer token, and on a 401 refreshes the session once and replays the
+   * request. The generated client (openapi-fetch) sends every request through it.
+   */
+  readonly fetch = async (request: Request): Promise<Response> => {
+    const replay = request.clone();
+    const response = await this.fetchImpl(this.authorize(request));
+    if (response.status !== 401 || !(await this.refresh())) return response;
+    return this.fetchImpl(this.authorize(replay));
+  };
+
+  /** fetch without the session (sign-in, register, refresh). */
+  readonly anonymousFetch = (request: Request): Promise<Response> => this.fetchImpl(request);
+
+  /** The raw response of a successful request (2xx), or a PlatformError: for streams (SSE) and downloads. */
   async raw(method: string, path: string, options: RequestOptions = {}): Promise<Response> {
-    let response = await this.send(method, path, options);
-    if (response.status === 401 && !options.anonymous && (await this.refresh())) response = await this.send(method, path, options);
-    if (!response.ok) throw await toError(response);
-    return response;
-  }
-
-  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const response = await this.raw(method, path, options);
-    if (response.status === 204) return undefined as T;
-    return (await response.json()) as T;
-  }
-
-  private send(method: string, path: string, options: RequestOptions): Promise<Response> {
     const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
-    const session = this.sessions.load();
-    if (session && !options.anonymous) headers.authorization = `Bearer ${session.accessToken}`;
     let body: FormData | string | undefined;
     if (options.form) body = options.form;
     else if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.body);
     }
-    return this.fetchImpl(this.url(path, options.query), { method, headers, body, signal: options.signal });
+    const request = new Request(this.url(path, options.query), { method, headers, body, signal: options.signal });
+    const response = await (options.anonymous ? this.anonymousFetch(request) : this.fetch(request));
+    if (!response.ok) throw await toError(response);
+    return response;
+  }
+
+  /** Untyped JSON call (same session and errors); prefer the generated client (`PlatformClient.api`). */
+  async json<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const response = await this.raw(method, path, options);
+    if (response.status === 204) return undefined as T;
+    return (await response.json()) as T;
+  }
+
+  private authorize(request: Request): Request {
+    const session = this.sessions.load();
+    if (session) request.headers.set('authorization', `Bearer ${session.accessToken}`);
+    return request;
   }
 
   private refresh(): Promise<boolean> {
@@ -106,8 +121,7 @@ export class Http {
     // Parallel requests that all got 401 share one refresh (a refresh token is exchanged once).
     this.refreshing ??= (async () => {
       try {
-        const r = await this.send('POST', '/api/auth/refresh', { anonymous: true, body: { refreshToken: session.refreshToken } });
-        if (!r.ok) throw await toError(r);
+        const r = await this.raw('POST', '/api/auth/refresh', { anonymous: true, body: { refreshToken: session.refreshToken } });
         const { data } = (await r.json()) as { data: Session };
         this.sessions.save(data);
         return true;
@@ -124,15 +138,23 @@ export class Http {
 }
 
 async function toError(response: Response): Promise<PlatformError> {
+  let parsed: unknown;
+  try {
+    parsed = await response.json();
+  } catch {
+    parsed = undefined;
+  }
+  return errorFrom(response, parsed);
+}
+
+/** A PlatformError from a failed response and its already-parsed body (JSON object, text, or nothing). */
+export function errorFrom(response: Response, parsed: unknown): PlatformError {
   const retry = Number(response.headers.get('retry-after'));
   const retryAfter = Number.isFinite(retry) && retry > 0 ? retry : undefined;
-  let body: PlatformErrorBody;
-  try {
-    const parsed = (await response.json()) as Partial<PlatformErrorBody>;
-    body = { error: parsed.error ?? response.statusText, message: parsed.message ?? parsed.error ?? response.statusText, ...parsed };
-  } catch {
-    body = { error: response.statusText || `HTTP ${response.status}`, message: `The platform answered ${response.status}` };
-  }
+  const fields = parsed && typeof parsed === 'object' ? (parsed as Partial<PlatformErrorBody>) : undefined;
+  const body: PlatformErrorBody = fields
+    ? { error: fields.error ?? response.statusText, message: fields.message ?? fields.error ?? response.statusText, ...fields }
+    : { error: response.statusText || `HTTP ${response.status}`, message: `The platform answered ${response.status}` };
   return new PlatformError(response.status, body, retryAfter);
 }
 

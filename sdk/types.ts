@@ -70,7 +70,7 @@ export interface JobEvent {
   step: string | null;
   stepLabel: string | null;
   detail: string | null;
-  error: { code: string; message: string; retryable?: boolean } | null;
+  error: { code?: string; message?: string; retryable?: boolean } | null;
   result: Record<string, unknown> | null;
   emittedAt: string;
 }
@@ -111,7 +111,7 @@ export interface AgentVersion {
   changes: Record<string, unknown>;
   notes: string;
   createdAt: string;
-  createdBy: string;
+  createdBy: string | null;
 }
 
 export interface Distribution {
@@ -164,7 +164,7 @@ export interface ChatMessage {
   role: 'user' | 'assistant' | 'system';
   content: string;
   createdAt: string;
-  operator?: { displayName: string };
+  operator?: { displayName?: string };
 }
 
 export type OperatorEventType =
@@ -195,9 +195,9 @@ export interface Contact {
 
 export interface ContactFilters {
   search?: string;
-  channel?: string;
+  channel?: 'whatsapp_business' | 'web' | 'widget' | 'email';
   botId?: string;
-  status?: string;
+  status?: ContactStatus;
 }
 
 export interface AnalyticsRange {
@@ -208,7 +208,7 @@ export interface AnalyticsRange {
 }
 
 export interface DailyPoint {
-  date: string;
+  date: string | null;
   conversations: number;
   messages: number;
   tokens: number;

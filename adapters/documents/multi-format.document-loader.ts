@@ -57,8 +57,10 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
   readonly id = 'multi-format';
   private readonly loaders: Readonly<Record<FileFormat, FormatLoader>>;
   private readonly limits: ExtractionLimits;
+  private readonly options: MultiFormatDocumentLoaderOptions;
 
   constructor(options: MultiFormatDocumentLoaderOptions = {}) {
+    this.options = options;
     const image = imageLoader(options.imageDescriber);
     const audio = mediaLoader(options.transcriber, 'audio');
     const video = mediaLoader(options.transcriber, 'video');
@@ -88,6 +90,16 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
   async detect(input: LoadInput): Promise<{ mimeType: string; kind: DocumentKind }> {
     const { mimeType, kind } = await detectFile(input);
     return { mimeType, kind };
+  }
+
+  missingModelFor(kind: DocumentKind): string | null {
+    if (kind === 'image' && !this.options.imageDescriber) {
+      return 'Images cannot be indexed on this platform: text extraction from images needs a vision-capable model, and none is configured';
+    }
+    if ((kind === 'audio' || kind === 'video') && !this.options.transcriber) {
+      return `${kind === 'audio' ? 'Audio' : 'Video'} files cannot be indexed on this platform: they need a transcription model, and none is configured`;
+    }
+    return null;
   }
 
   async load(input: LoadInput): Promise<LoadedDocument> {

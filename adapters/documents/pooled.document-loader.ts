@@ -22,6 +22,10 @@ export class PooledDocumentLoader implements DocumentLoader {
     return this.local.detect(input);
   }
 
+  missingModelFor(kind: DocumentKind): string | null {
+    return this.local.missingModelFor?.(kind) ?? null;
+  }
+
   async load(input: LoadInput): Promise<LoadedDocument> {
     const { kind } = await this.local.detect(input);
     if (MODEL_BACKED.has(kind)) return this.local.load(input);

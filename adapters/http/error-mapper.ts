@@ -10,6 +10,7 @@ export interface ErrorBody {
 /** The only place where domain error codes become HTTP statuses and the spec's error strings (section 7). */
 const table: Record<ErrorCode, [number, string]> = {
   VALIDATION: [400, 'Validation Error'],
+  MODEL_NOT_AVAILABLE: [400, 'Validation Error'],
   AUTHENTICATION_FAILED: [401, 'Authentication Failed'],
   MISSING_AUTHORIZATION: [401, 'Missing or invalid authorization header'],
   FORBIDDEN: [403, 'Forbidden'],
@@ -22,6 +23,7 @@ const table: Record<ErrorCode, [number, string]> = {
   INSUFFICIENT_CREDITS: [402, 'insufficient_credits'],
   RATE_LIMITED: [429, 'rate limited'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'Unsupported Media Type'],
+  NO_MODEL_FOR_FILE_TYPE: [422, 'Unprocessable Entity'],
   PAYLOAD_TOO_LARGE: [413, 'Payload Too Large'],
   NOT_CONFIGURED: [404, 'Not Found'],
   UPSTREAM_FAILED: [502, 'Bad Gateway'],

@@ -87,7 +87,12 @@ export const agentOperations = [
     responses: {
       '200': {
         description: 'Updated agent: its fields at the top level, and again as {success, bot} like create',
-        schema: { allOf: [s.agentSchema, { type: 'object', properties: { success: { const: true }, bot: s.agentSchema } }] },
+        schema: {
+          allOf: [
+            s.agentSchema,
+            { type: 'object', required: ['success', 'bot'], properties: { success: { const: true }, bot: s.agentSchema } },
+          ],
+        },
       },
       ...errors(400, 401, 403, 404, 409),
     },

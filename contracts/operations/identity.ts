@@ -112,7 +112,7 @@ export const identityOperations = [
     responses: {
       '200': {
         description: 'Invitations',
-        schema: { type: 'object', properties: { invitations: { type: 'array', items: s.invitationSchema } } },
+        schema: { type: 'object', required: ['invitations'], properties: { invitations: { type: 'array', items: s.invitationSchema } } },
       },
       ...errors(403, 404),
     },
@@ -140,7 +140,20 @@ export const identityOperations = [
     auth: 'user',
     body: s.acceptInvitationBody,
     responses: {
-      '200': { description: 'Joined', schema: { type: 'object', properties: { organization: { type: 'object' } } } },
+      '200': {
+        description: 'Joined',
+        schema: {
+          type: 'object',
+          required: ['organization'],
+          properties: {
+            organization: {
+              type: 'object',
+              required: ['id', 'name', 'slug', 'role'],
+              properties: { id: { type: 'string' }, name: { type: 'string' }, slug: { type: 'string' }, role: { type: 'string' } },
+            },
+          },
+        },
+      },
       ...errors(403, 404),
     },
   }),
@@ -153,7 +166,10 @@ export const identityOperations = [
     auth: 'user',
     params: orgParams,
     responses: {
-      '200': { description: 'Members', schema: { type: 'object', properties: { members: { type: 'array', items: s.memberSchema } } } },
+      '200': {
+        description: 'Members',
+        schema: { type: 'object', required: ['members'], properties: { members: { type: 'array', items: s.memberSchema } } },
+      },
       ...errors(403, 404),
     },
   }),
@@ -223,7 +239,10 @@ export const identityOperations = [
     tags: ['api-keys'],
     auth: 'user',
     responses: {
-      '200': { description: 'Keys', schema: { type: 'object', properties: { apiKeys: { type: 'array', items: s.apiKeySchema } } } },
+      '200': {
+        description: 'Keys',
+        schema: { type: 'object', required: ['apiKeys'], properties: { apiKeys: { type: 'array', items: s.apiKeySchema } } },
+      },
       ...errors(403),
     },
   }),

@@ -142,18 +142,33 @@ export const knowledgeOperations = [
     method: 'post',
     path: '/api/knowledge/kb/:id/documents',
     summary:
-      'Upload a file (multipart part `file`): pdf, docx, doc, txt, md, csv, html, htm, png, jpg, jpeg, gif, webp, mp3, wav, m4a, ogg, mp4, webm, mov. 413 above UPLOAD_MAX_BYTES; 415 when the bytes do not match the extension or declared type. Processing runs in the background as a job: follow it at /api/jobs/{jobId} (SSE at /api/jobs/{jobId}/events). An optional `webhookUrl` (a multipart text field, or the query parameter) receives its signed terminal event.',
+      'Upload a file (multipart part `file`): pdf, docx, doc, txt, md, csv, html, htm, png, jpg, jpeg, gif, webp, mp3, wav, m4a, ogg, mp4, webm, mov. 413 above UPLOAD_MAX_BYTES; 415 when the bytes do not match the extension or declared type; 422 (NO_MODEL_FOR_FILE_TYPE) when no configured model can process the type (an image without a vision model, audio or video without a transcription model); 400 for a second file part. The same bytes already in this knowledge base answer 200 with that document (nothing queued) unless allowDuplicate=true. Processing runs in the background as a job: follow it at /api/jobs/{jobId} (SSE at /api/jobs/{jobId}/events). An optional `webhookUrl` (a multipart text field, or the query parameter) receives its signed terminal event.',
     tags,
     auth: 'user',
     params: kbParams,
-    query: { type: 'object', properties: { webhookUrl: webhookUrlProperty } },
+    query: {
+      type: 'object',
+      properties: {
+        webhookUrl: webhookUrlProperty,
+        allowDuplicate: {
+          type: 'boolean',
+          default: false,
+          description: 'Store the file again even when the knowledge base already holds a document with the same bytes.',
+        },
+      },
+    },
     body: 'multipart',
     responses: {
+      '200': {
+        description:
+          'Duplicate: the knowledge base already holds a document with the same content (SHA-256 of the bytes); that document is returned and nothing is queued. Send allowDuplicate=true to store it again.',
+        schema: obj({ document: s.documentSchema, duplicate: { const: true }, message: { type: 'string' } }),
+      },
       '201': {
         description: 'Accepted, pending',
         schema: obj({ document: s.documentSchema, jobId: { type: 'string' }, message: { type: 'string' } }),
       },
-      ...errors(400, 401, 403, 404, 413, 415),
+      ...errors(400, 401, 403, 404, 413, 415, 422),
     },
   }),
   op({

@@ -40,6 +40,7 @@ const versionRef = {
 
 export const liveSchema = {
   type: ['object', 'null'],
+  required: versionRef.required,
   properties: {
     ...versionRef.properties,
     publishedAt: { type: 'string' },

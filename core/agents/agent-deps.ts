@@ -1,4 +1,5 @@
 import type { Actor } from '../identity/actor';
+import type { ModelAvailability } from '../models/model-availability';
 import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Store } from '../ports/store';
@@ -45,6 +46,8 @@ export interface AgentDeps {
   ids: IdGenerator;
   settings: AgentSettings;
   setup: { createKnowledgeBase: SetupKnowledgeBaseFactory | null; ingestion: SetupSourceIngestion };
+  /** Models a configured provider serves; an agent's model is checked against it on create and update. */
+  models?: ModelAvailability | null;
 }
 
 export const FALLBACK_CHAT_MODEL = 'local/extractive';

@@ -1,6 +1,7 @@
 import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { requireOrgPermission } from '../identity/policy';
+import { assertModelAvailable } from '../models/model-availability';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { Agent } from './agent';
@@ -38,6 +39,7 @@ export async function insertAgent(
   organizationId: string,
   input: AgentInput & { name: string },
 ) {
+  if (input.model !== undefined) assertModelAvailable(deps.models, input.model);
   await checkAgentPlanLimit(repos, organizationId);
   const knowledgeBaseIds = await validateKnowledgeBaseIds(repos, actor, organizationId, input.knowledgeBaseIds ?? []);
   const now = deps.clock.now().toISOString();

@@ -1,6 +1,7 @@
 import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { canOnResource } from '../identity/policy';
+import { assertModelAvailable } from '../models/model-availability';
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import type { Agent } from './agent';
@@ -53,6 +54,8 @@ async function applyChanges(
 export async function updateAgent(deps: AgentDeps, actor: Actor, id: string, input: AgentInput) {
   return deps.store.transaction(async (repos) => {
     const agent = await loadAgent(repos, actor, id, 'edit', { lock: true });
+    // Only a change of model is checked: an agent whose provider went away can still be edited otherwise.
+    if (input.model !== undefined && input.model !== agent.model) assertModelAvailable(deps.models, input.model);
     const ids = input.knowledgeBaseIds && (await validateKnowledgeBaseIds(repos, actor, agent.organizationId, input.knowledgeBaseIds));
     const { agent: updated, knowledgeBaseIds } = await applyChanges(
       deps,

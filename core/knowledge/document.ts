@@ -64,6 +64,8 @@ export interface DocumentRepository {
   create(doc: KnowledgeDocument): Promise<void>;
   findById(organizationId: string, id: string): Promise<KnowledgeDocument | null>;
   findBySourceItem(organizationId: string, sourceId: string, itemKey: string): Promise<KnowledgeDocument | null>;
+  /** The oldest uploaded (not source-made) document of the knowledge base whose bytes have this SHA-256. */
+  findUploadByContentHash(organizationId: string, knowledgeBaseId: string, contentHash: string): Promise<KnowledgeDocument | null>;
   findMany(organizationId: string, ids: string[]): Promise<KnowledgeDocument[]>;
   list(
     organizationId: string,

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { audit } from '../audit/audit-log';
 import type { Actor } from '../identity/actor';
 import { activeOrganization } from '../identity/policy';
@@ -111,6 +113,32 @@ export async function enqueueIngestion(
  * Checks size and type (extension, declared type and magic numbers) before anything is stored, keeps the
  * original in the blob store, records the document as `pending` and queues its processing.
  */
+/** Size, emptiness and type (extension, declared type and magic numbers), before anything is stored or looked up. */
+async function checkUpload(deps: KnowledgeDeps, file: UploadedFile) {
+  if (file.bytes.length > deps.settings.uploadMaxBytes) {
+    throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
+  }
+  if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
+  const filename = safeFilename(file.filename);
+  const { mimeType, kind } = await deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const missing = deps.loader.missingModelFor?.(kind);
+  if (missing) throw new DomainError('NO_MODEL_FOR_FILE_TYPE', missing, { kind, mimeType });
+  return { filename, mimeType, kind };
+}
+
+const uploadHash = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * The document of this knowledge base already holding these exact bytes (an earlier upload), or null. The
+ * upload endpoint answers with it instead of storing a second copy, unless the caller allows duplicates.
+ */
+export async function findDuplicateUpload(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, file: UploadedFile) {
+  const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
+  await checkUpload(deps, file); // a file that would be refused is refused, even when the same bytes are stored
+  const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, uploadHash(file.bytes));
+  return existing ? toDocumentView(existing) : null;
+}
+
 export async function uploadDocument(
   deps: KnowledgeDeps,
   actor: Actor,
@@ -120,12 +148,8 @@ export async function uploadDocument(
 ) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
   const webhookUrl = optionalWebhookUrl(options.webhookUrl);
-  if (file.bytes.length > deps.settings.uploadMaxBytes) {
-    throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
-  }
-  if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
-  const filename = safeFilename(file.filename);
-  const { mimeType } = await deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const { filename, mimeType } = await checkUpload(deps, file);
+  const bytesHash = uploadHash(file.bytes);
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
   const jobId = deps.ids.uuid();
@@ -140,7 +164,7 @@ export async function uploadDocument(
     error: null,
     chunkCount: 0,
     blobKey: blobKeyFor({ organizationId: kb.organizationId, knowledgeBaseId: kb.id, id }, filename),
-    contentHash: null,
+    contentHash: bytesHash,
     sourceId: null,
     sourceItemKey: null,
     summary: null,
@@ -269,4 +293,35 @@ export async function extractText(deps: KnowledgeDeps, actor: Actor, file: Uploa
     if (isDomainError(error) && error.code === 'NOT_CONFIGURED') throw new DomainError('VALIDATION', error.message, error.details);
     throw error;
   }
+}
+
+/**
+ * Platform administration (the `reindex` command): queues every document of a knowledge base for processing
+ * again through the job queue, as a retry does. Documents already waiting or being processed are left alone.
+ */
+export async function reindexKnowledgeBase(deps: KnowledgeDeps, knowledgeBaseId: string) {
+  const kb = await deps.store.repos.knowledgeBases.findAnyById(knowledgeBaseId);
+  if (!kb) throw new DomainError('NOT_FOUND', 'Knowledge base not found');
+  const queued: { documentId: string; jobId: string }[] = [];
+  let skipped = 0;
+  for (let offset = 0; ; offset += 200) {
+    const { items } = await deps.store.repos.documents.list(kb.organizationId, kb.id, { limit: 200, offset });
+    for (const doc of items) {
+      const jobId = deps.ids.uuid();
+      const at = deps.clock.now().toISOString();
+      const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['completed', 'failed'], 'pending', {
+        jobId,
+        error: null,
+        updatedAt: at,
+      });
+      if (!moved) {
+        skipped++;
+        continue;
+      }
+      await enqueueIngestion(deps, moved, jobId, { createdBy: null });
+      queued.push({ documentId: doc.id, jobId });
+    }
+    if (items.length < 200) break;
+  }
+  return { knowledgeBaseId: kb.id, organizationId: kb.organizationId, queued, skipped };
 }

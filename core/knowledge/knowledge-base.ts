@@ -65,6 +65,8 @@ export interface KnowledgeBaseStats {
 export interface KnowledgeBaseRepository {
   create(kb: KnowledgeBase): Promise<void>;
   findById(organizationId: string, id: string): Promise<KnowledgeBase | null>;
+  /** Any organization's knowledge base: platform administration only (never on a request path). */
+  findAnyById(id: string): Promise<KnowledgeBase | null>;
   findMany(organizationId: string, ids: string[]): Promise<KnowledgeBase[]>;
   list(organizationId: string, page: { limit: number; offset: number }): Promise<{ items: KnowledgeBase[]; total: number }>;
   count(organizationId: string): Promise<number>;

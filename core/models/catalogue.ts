@@ -5,12 +5,15 @@ import type { Store } from '../ports/store';
 import { DomainError } from '../shared/errors';
 import { bundledCatalogue } from './bundled-catalogue';
 import type { ListedModel, Model, ModelListingSource, ModelRepository } from './model';
+import type { ModelAvailability } from './model-availability';
 
 export interface CatalogueDeps {
   store: Store;
   clock: Clock;
   /** Provider listing to sync from; without one a sync refreshes the bundled snapshot. */
   listing: ModelListingSource | null;
+  /** Models a configured provider serves now; each listed model carries it as `available`. */
+  availability?: ModelAvailability | null;
 }
 
 const repo = (d: CatalogueDeps): ModelRepository => d.store.repos.models;
@@ -19,6 +22,13 @@ const repo = (d: CatalogueDeps): ModelRepository => d.store.repos.models;
 export async function ensureCatalogue(d: CatalogueDeps) {
   if ((await repo(d).count()) === 0) await repo(d).upsert(bundledCatalogue());
 }
+
+/**
+ * Usable now: active, and for a chat model served by a configured chat provider (without a provider key an
+ * `openai/...` model is listed but not available). Embedding and rerank models follow `isActive`.
+ */
+export const isAvailable = (d: CatalogueDeps, m: Model) =>
+  m.isActive && (!m.capabilities.chat || !d.availability || d.availability.serves(m.id));
 
 const byScore = (a: Model, b: Model) => b.recommendationScore - a.recommendationScore || a.id.localeCompare(b.id);
 
@@ -55,6 +65,8 @@ export interface ModelValidation {
   valid: boolean;
   exists: boolean;
   isActive: boolean;
+  /** A configured provider serves it now. */
+  available: boolean;
   supportsChat: boolean;
   issues: string[];
 }
@@ -67,8 +79,16 @@ export async function validateModel(d: CatalogueDeps, id: string): Promise<Model
   else {
     if (!model.isActive) issues.push('Model is inactive');
     if (!model.capabilities.chat) issues.push('Model does not support chat');
+    else if (d.availability && !d.availability.serves(model.id)) issues.push('No configured provider serves this model');
   }
-  return { valid: issues.length === 0, exists: !!model, isActive: !!model?.isActive, supportsChat: !!model?.capabilities.chat, issues };
+  return {
+    valid: issues.length === 0,
+    exists: !!model,
+    isActive: !!model?.isActive,
+    available: !!model && isAvailable(d, model),
+    supportsChat: !!model?.capabilities.chat,
+    issues,
+  };
 }
 
 /** The input types an agent's model accepts (spec 2.3 modelInputModalities); text when unknown. */

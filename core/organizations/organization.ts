@@ -36,6 +36,8 @@ export interface OrganizationRepository {
   create(org: Organization): Promise<void>;
   findById(id: string): Promise<Organization | null>;
   slugExists(slug: string): Promise<boolean>;
+  /** Every organization, oldest first (platform administration). */
+  list(page: { limit: number; offset: number }): Promise<{ items: Organization[]; total: number }>;
 }
 
 export interface MembershipRepository {

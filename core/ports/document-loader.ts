@@ -41,6 +41,11 @@ export interface DetectedKind {
 export interface DocumentLoader {
   /** Callers await it; a loader that needs no I/O may answer directly. */
   detect(input: LoadInput): DetectedKind | Promise<DetectedKind>;
+  /**
+   * Why files of this kind cannot be processed with the models configured now (an image without a vision
+   * model), or null when they can. Checked at upload, so a file that can never succeed is refused (422).
+   */
+  missingModelFor?(kind: DocumentKind): string | null;
   load(input: LoadInput): Promise<LoadedDocument>;
 }
 export const DOCUMENT_LOADER = Symbol.for('DocumentLoader');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
+import { memorySessionStore, PlatformClient, unwrap } from '../../sdk';
 import { startTestPlatform, type TestPlatform } from '../support/platform';
 import { joinOrganization, registerUser, type TestUser } from '../support/users';
 import { auditActions, expectError, put, seedKnowledgeBase } from './fixtures';
@@ -8,7 +9,15 @@ let p: TestPlatform;
 let owner: TestUser;
 // Starting a platform (PGlite in WASM, migrations, catalogue) takes long on a loaded machine.
 beforeAll(async () => {
-  p = await startTestPlatform({ PLAN_AGENTS: '6' });
+  // An OpenAI key makes openai/* models available (agents may only use served models); nothing here calls it.
+  p = await startTestPlatform({
+    PLAN_AGENTS: '6',
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: 'http://127.0.0.1:9/v1',
+    EMBEDDINGS_PROVIDER: 'local',
+    VISION_PROVIDER: 'none',
+    TRANSCRIPTION_PROVIDER: 'none',
+  });
   owner = await registerUser(p.http, { label: 'owner' });
 }, 120_000);
 afterAll(() => p?.close());
@@ -115,6 +124,47 @@ describe('agents: create, read, update, versions, revert', () => {
     const all = await p.http.get('/api/bots', { token: owner.accessToken });
     expect(all.body.pagination.limit).toBe(50);
     expect(all.body.pagination.total).toBe(all.body.bots.length);
+  });
+});
+
+describe('models an agent may use (through the SDK)', () => {
+  it('refuses on create and update a model no configured provider serves; /api/models marks it not available', async () => {
+    const c = new PlatformClient({ baseUrl: p.gatewayUrl, sessions: memorySessionStore() });
+    await c.register({
+      email: `models-${randomUUID().slice(0, 8)}@example.com`,
+      password: `pw-${randomUUID()}`,
+      displayName: 'M',
+      organizationName: 'M',
+    });
+
+    // No Cohere key here: cohere/* is in the catalogue and active, but nothing serves it.
+    const refused = await c
+      .createAgent({ name: 'Cohere agent', model: 'cohere/command-r', knowledgeBaseIds: [], isDraft: true })
+      .catch((e) => e);
+    expect(refused).toMatchObject({
+      status: 400,
+      error: 'Validation Error',
+      code: 'MODEL_NOT_AVAILABLE',
+      details: { field: 'model', model: 'cohere/command-r' },
+    });
+    expect(refused.message).toContain('cohere/command-r');
+    expect((await c.listAgents()).pagination.total).toBe(0);
+
+    const agent = await c.createAgent({ name: 'OpenAI agent', model: 'openai/gpt-4o', knowledgeBaseIds: [], isDraft: true });
+    await expect(c.updateAgent(agent.id, { model: 'cohere/command-r' })).rejects.toMatchObject({
+      status: 400,
+      code: 'MODEL_NOT_AVAILABLE',
+    });
+    expect((await c.getAgent(agent.id)).model).toBe('openai/gpt-4o');
+    expect((await c.updateAgent(agent.id, { model: 'local/extractive', name: 'Offline agent' })).model).toBe('local/extractive');
+
+    const { models } = await unwrap(c.api.GET('/api/models'));
+    const byId = new Map(models.map((m) => [m.id, m]));
+    expect(byId.get('cohere/command-r')).toMatchObject({ isActive: true, available: false });
+    expect(byId.get('openai/gpt-4o')).toMatchObject({ isActive: true, available: true });
+    expect(byId.get('local/extractive')).toMatchObject({ available: true });
+    const { validation } = await unwrap(c.api.GET('/api/models/{id}/validation', { params: { path: { id: 'cohere/command-r' } } }));
+    expect(validation).toMatchObject({ valid: false, available: false, issues: ['No configured provider serves this model'] });
   });
 });
 

@@ -116,22 +116,46 @@ describe('documents', () => {
     );
   });
 
-  it('fails images, audio and video with the specific not-configured reason; retry re-queues only failed documents', async () => {
+  it('refuses images, audio and video at upload (422) when no model can process them, storing nothing', async () => {
+    const before = (await p.http.get(docPath(), { token: owner.accessToken })).body.total;
     for (const m of mediaFiles()) {
       const r = await upload(p, docPath(), owner.accessToken, m);
-      expect(r.status).toBe(201);
-      const done = await waitForDocument(p, owner.accessToken, kbId, r.body.document.id);
-      expect(done.processingStatus).toBe('failed');
-      expect(done.error).toMatch(m.reason);
-      docs.set(m.name, done);
+      expectError(r, 422, 'Unprocessable Entity');
+      expect(r.body.code).toBe('NO_MODEL_FOR_FILE_TYPE');
+      expect(r.body.message).toMatch(m.reason);
     }
-    const retry = await p.http.post(`${docPath(docs.get('interview.wav').id)}/retry`, {}, { token: owner.accessToken });
+    expect((await p.http.get(docPath(), { token: owner.accessToken })).body.total).toBe(before);
+  });
+
+  it('retry re-queues only failed documents', async () => {
+    // Scripts only: nothing readable, so processing fails with the reason.
+    const blank = { name: 'blank.html', type: 'text/html', bytes: Buffer.from('<html><body><script>var x = 1;</script></body></html>') };
+    const r = await upload(p, docPath(), owner.accessToken, blank);
+    expect(r.status).toBe(201);
+    const failed = await waitForDocument(p, owner.accessToken, kbId, r.body.document.id);
+    expect(failed.processingStatus).toBe('failed');
+    expect(failed.error).toMatch(/no readable content/);
+    const retry = await p.http.post(`${docPath(failed.id)}/retry`, {}, { token: owner.accessToken });
     expect(retry.status).toBe(200);
-    expect(retry.body).toEqual({ message: expect.any(String), documentId: docs.get('interview.wav').id, jobId: expect.any(String) });
-    const again = await waitForDocument(p, owner.accessToken, kbId, docs.get('interview.wav').id);
-    expect(again.error).toMatch(/transcription model/);
+    expect(retry.body).toEqual({ message: expect.any(String), documentId: failed.id, jobId: expect.any(String) });
+    const again = await waitForDocument(p, owner.accessToken, kbId, failed.id);
+    expect(again.error).toMatch(/no readable content/);
     expectError(await p.http.post(`${docPath(docs.get('chess.txt').id)}/retry`, {}, { token: owner.accessToken }), 409);
     expectError(await p.http.post(`${docPath(docs.get('chess.txt').id)}/retry`, {}, { token: viewer.accessToken }), 403);
+  });
+
+  it('refuses a form with a second file part (400) instead of dropping it', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['first file'], { type: 'text/plain' }), 'one.txt');
+    form.append('file', new Blob(['second file'], { type: 'text/plain' }), 'two.txt');
+    const res = await fetch(`${p.gatewayUrl}${docPath()}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.accessToken}` },
+      body: form,
+    });
+    const body = (await res.json()) as { message: string };
+    expectError({ status: res.status, body }, 400, 'Validation Error');
+    expect(body.message).toContain('more than one file part');
   });
 
   it('refuses mismatched bytes (415) and oversized files (413) before storing anything', async () => {

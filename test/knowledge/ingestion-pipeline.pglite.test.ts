@@ -122,12 +122,16 @@ describe('ingestion pipeline', () => {
     expect(await doc(id)).toMatchObject({ processingStatus: 'failed', error: 'provider returned 503', chunkCount: 0 });
   });
 
-  it('fails permanently with the specific reason (no transcriber configured), leaving no chunks', async () => {
+  it('refuses audio at upload without a transcriber; one stored before it went away fails with the reason, leaving no chunks', async () => {
     const bare = {
       ...h.deps,
       loader: new (await import('../../adapters/documents/multi-format.document-loader')).MultiFormatDocumentLoader(),
     };
-    const r = await uploadDocument(bare, owner, kb.id, { filename: 'memo.wav', bytes: makeWav() });
+    await expect(uploadDocument(bare, owner, kb.id, { filename: 'memo.wav', bytes: makeWav() })).rejects.toMatchObject({
+      code: 'NO_MODEL_FOR_FILE_TYPE',
+      message: expect.stringContaining('transcription model'),
+    });
+    const r = await uploadDocument(h.deps, owner, kb.id, { filename: 'memo.wav', bytes: makeWav() });
     expect(await processIngestJob(bare, job(r.document.id, r.jobId))).toBe('failed');
     expect(await doc(r.document.id)).toMatchObject({
       processingStatus: 'failed',

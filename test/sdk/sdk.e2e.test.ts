@@ -1,11 +1,11 @@
 /**
- * The console's SDK (sdk/) against a real platform through the gateway: sessions and their refresh, the
- * platform's error body surfaced as PlatformError, and a document's ingestion followed to completion on the job
- * stream.
+ * The SDK (sdk/: openapi-fetch typed by the generated sdk/schema.d.ts, and the console's PlatformClient over it)
+ * against a real platform through the gateway: sessions and their refresh, the platform's error body surfaced
+ * as PlatformError, a document's ingestion followed to completion on the job stream, duplicate uploads.
  */
 import { randomUUID } from 'node:crypto';
 
-import { memorySessionStore, PlatformClient, PlatformError } from '../../sdk';
+import { memorySessionStore, PlatformClient, PlatformError, unwrap } from '../../sdk';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 
 let p: TestPlatform;
@@ -75,7 +75,7 @@ describe('console SDK', () => {
     const text = 'Opening hours. The shop opens at nine and closes at six, Monday to Saturday.';
     const { jobId, document } = await c.uploadDocument(knowledgeBase.id, new Blob([text], { type: 'text/plain' }), 'hours.txt');
     const seen: number[] = [];
-    const last = await c.watchJob(jobId, (e) => seen.push(e.progress));
+    const last = await c.watchJob(jobId!, (e) => seen.push(e.progress));
     expect(last).toMatchObject({ jobId, status: 'completed', progress: 100 });
     expect(seen.length).toBeGreaterThan(0);
     expect([...seen].sort((x, y) => x - y)).toEqual(seen);
@@ -93,7 +93,7 @@ describe('console SDK', () => {
     const orgId = user.organizations[0]!.id;
     const { knowledgeBase } = await owner.createKnowledgeBase({ name: 'Reviewed' });
     const { jobId } = await owner.uploadDocument(knowledgeBase.id, new Blob(['Returns are accepted for thirty days.']), 'returns.txt');
-    await owner.watchJob(jobId, () => undefined);
+    await owner.watchJob(jobId!, () => undefined);
 
     const member = client();
     const memberAccount = account();
@@ -111,4 +111,48 @@ describe('console SDK', () => {
     const { slug } = await owner.publishDistribution(draft.id);
     expect((await owner.getAgent(draft.id)).slug).toBe(slug);
   });
+
+  it('calls any operation through the generated client: typed data on success, the error body and status on failure', async () => {
+    const c = client();
+    await c.register(account());
+    const { knowledgeBase } = await unwrap(c.api.POST('/api/knowledge/kb', { body: { name: 'Typed' } }));
+    const listed = await c.api.GET('/api/knowledge/kb/{id}/documents', { params: { path: { id: knowledgeBase.id }, query: { limit: 5 } } });
+    expect(listed.response.status).toBe(200);
+    expect(listed.data).toMatchObject({ documents: [], total: 0, limit: 5 });
+
+    const missing = await c.api.GET('/api/knowledge/kb/{id}', { params: { path: { id: randomUUID() } } });
+    expect(missing.response.status).toBe(404);
+    expect(missing.error).toMatchObject({ error: expect.any(String), code: expect.any(String) });
+    await expect(unwrap(c.api.GET('/api/knowledge/kb/{id}', { params: { path: { id: randomUUID() } } }))).rejects.toBeInstanceOf(
+      PlatformError,
+    );
+  });
+
+  it('answers a second upload of the same bytes with the existing document, unless allowDuplicate is set', async () => {
+    const c = client();
+    await c.register(account());
+    const { knowledgeBase } = await c.createKnowledgeBase({ name: 'Dedup' });
+    const bytes = () => new Blob(['Delivery takes two working days inside the city.'], { type: 'text/plain' });
+    const first = await c.uploadDocument(knowledgeBase.id, bytes(), 'delivery.txt');
+    expect(first.jobId).toEqual(expect.any(String));
+
+    const again = await c.api.POST('/api/knowledge/kb/{id}/documents', {
+      params: { path: { id: knowledgeBase.id } },
+      body: formWith(bytes(), 'delivery-copy.txt') as never,
+      bodySerializer: (b: unknown) => b as FormData,
+    });
+    expect(again.response.status).toBe(200);
+    expect(again.data).toMatchObject({ duplicate: true, document: { id: first.document.id, title: 'delivery.txt' } });
+
+    const forced = await c.uploadDocument(knowledgeBase.id, bytes(), 'delivery-copy.txt', { allowDuplicate: true });
+    expect(forced.document.id).not.toBe(first.document.id);
+    expect(forced.jobId).toEqual(expect.any(String));
+    expect((await c.listDocuments(knowledgeBase.id)).total).toBe(2);
+  });
 });
+
+function formWith(file: Blob, name: string): FormData {
+  const form = new FormData();
+  form.append('file', file, name);
+  return form;
+}

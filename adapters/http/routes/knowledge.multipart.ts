@@ -13,7 +13,8 @@ export interface ReceivedFile {
 
 /**
  * Reads the one file part `field` of a multipart/form-data request into memory, refusing more than
- * `maxBytes` (413) as soon as the limit is crossed. Other fields are ignored; a missing part is a 400.
+ * `maxBytes` (413) as soon as the limit is crossed. Text fields are collected; a missing part, or a second file
+ * part (whatever its name), is a 400 rather than a file dropped silently.
  */
 export function readMultipartFile(req: Request, options: { maxBytes: number; field?: string }): Promise<ReceivedFile> {
   const field = options.field ?? 'file';
@@ -59,6 +60,8 @@ export function readMultipartFile(req: Request, options: { maxBytes: number; fie
         if (!failed) found = { filename, mimeType: info.mimeType ?? '', bytes: Buffer.concat(parts) };
       });
     });
+    // busboy stops at `files: 1` and reports the extra part here.
+    parser.on('filesLimit', () => fail(new DomainError('VALIDATION', `Send one file per request: the form has more than one file part`)));
     parser.on('field', (name: string, value: string) => {
       if (!(name in fields)) fields[name] = value;
     });

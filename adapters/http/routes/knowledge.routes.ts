@@ -1,6 +1,14 @@
 import type { knowledgeOperations } from '../../../contracts/operations/knowledge';
 import { agentDeleteImpact, linkKnowledgeBase, listAgentKnowledgeBases, unlinkKnowledgeBase } from '../../../core/knowledge/agent-links';
-import { deleteDocument, extractText, getDocument, listDocuments, retryDocument, uploadDocument } from '../../../core/knowledge/documents';
+import {
+  deleteDocument,
+  extractText,
+  findDuplicateUpload,
+  getDocument,
+  listDocuments,
+  retryDocument,
+  uploadDocument,
+} from '../../../core/knowledge/documents';
 import { knowledgeBaseFor } from '../../../core/knowledge/kb-access';
 import {
   createKnowledgeBase,
@@ -42,7 +50,13 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       await knowledgeBaseFor(d.store.repos, actor, ctx.params.id, 'edit');
       const file = await readMultipartFile(ctx.req, { maxBytes });
       const upload = { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes };
-      return ok(await uploadDocument(d, actor, ctx.params.id, upload, { webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl }), 201);
+      if (ctx.query.allowDuplicate !== true) {
+        const existing = await findDuplicateUpload(d, actor, ctx.params.id, upload);
+        const message = 'This knowledge base already holds a document with the same content; send allowDuplicate=true to store it again';
+        if (existing) return ok({ document: existing, duplicate: true, message }, 200);
+      }
+      const options = { webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl };
+      return ok(await uploadDocument(d, actor, ctx.params.id, upload, options), 201);
     },
     listDocuments: async (ctx) =>
       ok(await listDocuments(d, requireActor(ctx), ctx.params.id, { ...page(ctx.query), status: ctx.query.status })),

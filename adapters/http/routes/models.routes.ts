@@ -3,6 +3,7 @@ import {
   type CatalogueDeps,
   freeModels,
   getModel,
+  isAvailable,
   listModels,
   modelsForUseCase,
   modelsOfProvider,
@@ -13,13 +14,15 @@ import {
 import type { Model } from '../../../core/models/model';
 import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 
-const view = ({ useCases: _useCases, ...m }: Model) => m;
-const page = (models: Model[], extra: Record<string, unknown> = {}) => ({
-  status: 200,
-  body: { success: true, models: models.map(view), count: models.length, ...extra },
-});
-
 export function modelRoutes(d: CatalogueDeps): HandlerMap {
+  const view = (model: Model) => {
+    const { useCases: _useCases, ...m } = model;
+    return { ...m, available: isAvailable(d, model) };
+  };
+  const page = (models: Model[], extra: Record<string, unknown> = {}) => ({
+    status: 200,
+    body: { success: true, models: models.map(view), count: models.length, ...extra },
+  });
   return typedHandlers<typeof modelOperations>()({
     listModels: async ({ query }) => page(await listModels(d, query.include_inactive === 'true')),
     freeModels: async () => page(await freeModels(d)),

@@ -48,6 +48,11 @@ export class KnexKnowledgeBaseRepository implements KnowledgeBaseRepository {
     return r ? toKnowledgeBase(r) : null;
   }
 
+  async findAnyById(id: string) {
+    const r = await this.db()('knowledge_bases').where({ id }).first();
+    return r ? toKnowledgeBase(r) : null;
+  }
+
   async findMany(organizationId: string, ids: string[]) {
     if (ids.length === 0) return [];
     const rows = await this.db()('knowledge_bases').where({ organization_id: organizationId }).whereIn('id', ids);

@@ -81,6 +81,15 @@ export class KnexDocumentRepository implements DocumentRepository {
     return r ? toDocument(r) : null;
   }
 
+  async findUploadByContentHash(organizationId: string, knowledgeBaseId: string, contentHash: string) {
+    const r = await this.db()('knowledge_documents')
+      .where({ organization_id: organizationId, knowledge_base_id: knowledgeBaseId, content_hash: contentHash })
+      .whereNull('source_id')
+      .orderBy('created_at')
+      .first();
+    return r ? toDocument(r) : null;
+  }
+
   async findMany(organizationId: string, ids: string[]) {
     if (ids.length === 0) return [];
     const rows = await this.db()('knowledge_documents').where({ organization_id: organizationId }).whereIn('id', ids);

@@ -41,6 +41,15 @@ export class KnexOrganizationRepository implements OrganizationRepository {
   async slugExists(slug: string) {
     return !!(await this.db()('organizations').where({ slug }).first('id'));
   }
+
+  async list(page: { limit: number; offset: number }) {
+    const rows = await this.db()('organizations')
+      .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      .limit(page.limit)
+      .offset(page.offset);
+    const counted = await this.db()('organizations').count<{ n: string | number }[]>({ n: '*' });
+    return { items: rows.map(toOrg), total: Number(counted[0]?.n ?? 0) };
+  }
 }
 
 export class KnexMembershipRepository implements MembershipRepository {

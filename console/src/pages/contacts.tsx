@@ -24,7 +24,12 @@ export function ContactsPage() {
         role="search"
         onSubmit={(e) => {
           const v = formValues(e);
-          setFilters({ search: v.search || undefined, channel: v.channel || undefined, status: v.status || undefined });
+          // The selects offer only the contract's values.
+          setFilters({
+            search: v.search || undefined,
+            channel: (v.channel || undefined) as ContactFilters['channel'],
+            status: (v.status || undefined) as ContactFilters['status'],
+          });
         }}
       >
         <Field label="Search name, phone or email">

@@ -51,6 +51,8 @@ interface Upload {
   name: string;
   event: JobEvent | null;
   error?: string;
+  /** The knowledge base already held these bytes: the existing document was returned, nothing was queued. */
+  duplicate?: boolean;
 }
 
 /** One knowledge base: its documents, uploads by drag and drop or the file picker, live ingestion progress. */
@@ -67,6 +69,7 @@ export function KnowledgeBasePage({ id }: { id: string }) {
     try {
       const { jobId } = await api.uploadDocument(id, file, file.name);
       docs.reload();
+      if (!jobId) return update(file.name, { duplicate: true });
       const last = await api.watchJob(jobId, (event) => update(file.name, { event }));
       update(file.name, { event: last });
     } catch (e) {
@@ -120,6 +123,8 @@ export function KnowledgeBasePage({ id }: { id: string }) {
               <span class="name">{u.name}</span>{' '}
               {u.error ? (
                 <span class="error">{u.error}</span>
+              ) : u.duplicate ? (
+                <span class="status">already in this knowledge base (same content)</span>
               ) : (
                 <>
                   <progress max={100} value={u.event?.progress ?? 0} aria-label={`Ingestion of ${u.name}`} />{' '}
