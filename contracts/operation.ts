@@ -56,7 +56,6 @@ export const errorSchema: JsonSchema = {
     message: { type: 'string' },
     code: { type: 'string' },
     details: {},
-    requestId: { type: 'string', description: 'The X-Request-Id of the request: quote it when reporting a problem' },
   },
 };
 export const errors = (...statuses: number[]) =>

@@ -135,7 +135,6 @@ describe('JWT lane', () => {
       error: 'Missing or invalid authorization header',
       message: expect.any(String),
       code: 'MISSING_AUTHORIZATION',
-      requestId: r.headers['x-request-id'],
     });
     expect(r.headers['www-authenticate']).toBe('Bearer');
   });
@@ -143,12 +142,7 @@ describe('JWT lane', () => {
   it('refuses a garbage token with 401 Authentication Failed', async () => {
     const r = await call(fx.port, { path: '/api/bots', headers: { authorization: 'Bearer not.a.jwt' } });
     expect(r.status).toBe(401);
-    expect(r.json).toEqual({
-      error: 'Authentication Failed',
-      message: expect.any(String),
-      code: 'AUTHENTICATION_FAILED',
-      requestId: expect.any(String),
-    });
+    expect(r.json).toEqual({ error: 'Authentication Failed', message: expect.any(String), code: 'AUTHENTICATION_FAILED' });
   });
 });
 
@@ -221,12 +215,7 @@ describe('API-key lane (/v1)', () => {
     for (const key of ['ak_live_unknown', fx.accessToken]) {
       const r = await call(fx.port, { path: '/v1/contacts/export', headers: { authorization: `Bearer ${key}` } });
       expect(r.status).toBe(401);
-      expect(r.json).toEqual({
-        error: 'Authentication Failed',
-        message: 'Invalid or revoked API key',
-        code: 'AUTHENTICATION_FAILED',
-        requestId: expect.any(String),
-      });
+      expect(r.json).toEqual({ error: 'Authentication Failed', message: 'Invalid or revoked API key', code: 'AUTHENTICATION_FAILED' });
     }
   });
 });

@@ -13,13 +13,11 @@ export type SendError = (
 ) => void;
 
 /**
- * Every gateway error is JSON `{error, message, code, requestId}` (DECISIONS "Error body") with the security
- * headers; the request id is the one the gateway set on the answer.
+ * Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body": nothing else in the body) with the
+ * security headers; the request id travels in the answer's X-Request-Id header.
  */
-export const sendError: SendError = (res, status, error, message, headers = {}) => {
-  const requestId = res.getHeader('x-request-id');
-  send(res, status, headers, { error, message, code: codeOf(status, error), ...(typeof requestId === 'string' ? { requestId } : {}) });
-};
+export const sendError: SendError = (res, status, error, message, headers = {}) =>
+  send(res, status, headers, { error, message, code: codeOf(status, error) });
 
 /** The same error in OpenAI's shape, for the OpenAI-compatible paths. */
 export const sendOpenAiError: SendError = (res, status, error, message, headers = {}) =>

@@ -2042,8 +2042,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat. Errors use OpenAI's shape {error: {message, type, param, code}} so OpenAI's clients show them; tools and functions are refused (400, param tools).
-         * @description OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat. Errors use OpenAI's shape {error: {message, type, param, code}} so OpenAI's clients show them; tools and functions are refused (400, param tools).
+         * OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat. Errors use OpenAI's shape {error: {message, type, param, code}} so OpenAI's clients show them. tools/tool_choice reach the agent's model when it supports tool calls (the catalogue's capabilities.tools and a provider that sends tools): the model's tool calls are returned unrun (message.tool_calls, finish_reason tool_calls; streamed as tool_calls deltas), and tool-role messages after the last user message carry the client's results back. Otherwise tools are refused (400, param tools); functions always are.
+         * @description OpenAI-compatible chat completions (beyond the spec; API key with scope agents:write). model = id or slug of an agent of the key's organization; the last user message is the chat message, earlier user/assistant messages the history, system messages the per-message system prompt override. stream true: chat.completion.chunk SSE frames ending with data: [DONE] (an agent without streamingEnabled sends its answer as one chunk); else a chat.completion object with usage. Extra field: sources. Billing, credits and retrieval as in /api/bots/:id/chat. Errors use OpenAI's shape {error: {message, type, param, code}} so OpenAI's clients show them. tools/tool_choice reach the agent's model when it supports tool calls (the catalogue's capabilities.tools and a provider that sends tools): the model's tool calls are returned unrun (message.tool_calls, finish_reason tool_calls; streamed as tool_calls deltas), and tool-role messages after the last user message carry the client's results back. Otherwise tools are refused (400, param tools); functions always are.
          */
         post: operations["openAiChatCompletions"];
         delete?: never;
@@ -18042,7 +18042,11 @@ export interface operations {
                  *       "messages": [
                  *         {
                  *           "role": "system",
-                 *           "content": "string"
+                 *           "content": "string",
+                 *           "tool_calls": [
+                 *             {}
+                 *           ],
+                 *           "tool_call_id": "string"
                  *         }
                  *       ],
                  *       "stream": false,
@@ -18053,7 +18057,9 @@ export interface operations {
                  *       "max_completion_tokens": 1,
                  *       "temperature": 0,
                  *       "user": "string",
-                 *       "tools": [],
+                 *       "tools": [
+                 *         {}
+                 *       ],
                  *       "tool_choice": null,
                  *       "functions": [],
                  *       "function_call": null
@@ -18068,6 +18074,10 @@ export interface operations {
                             type?: string;
                             text?: string;
                         }[] | null;
+                        /** @description An assistant message's tool calls (OpenAI shape), sent back with their results */
+                        tool_calls?: Record<string, never>[];
+                        /** @description On a tool message: the call it answers */
+                        tool_call_id?: string;
                     }[];
                     /** @default false */
                     stream?: boolean;
@@ -18078,11 +18088,11 @@ export interface operations {
                     max_completion_tokens?: number;
                     temperature?: number;
                     user?: string;
-                    /** @description Not supported: agents call no client-defined tools (a non-empty list is refused in OpenAI error shape) */
-                    tools?: unknown[];
-                    /** @description Only "none" is accepted */
+                    /** @description Client-defined function tools ({type: function, function: {name, description, parameters}}), passed to the agent's model when it supports tool calls; its calls come back unrun in message.tool_calls with finish_reason tool_calls. Refused in OpenAI error shape (400, param tools) when the model does not support tools. */
+                    tools?: Record<string, never>[];
+                    /** @description none, auto, required, or {type: function, function: {name}} naming one of tools; anything but none needs a model that supports tools */
                     tool_choice?: unknown;
-                    /** @description Deprecated OpenAI field; not supported, as tools */
+                    /** @description Deprecated OpenAI field; not supported (use tools) */
                     functions?: unknown[];
                     /** @description Only "none" is accepted */
                     function_call?: unknown;

@@ -19,7 +19,6 @@ export function requestLog(log: Log | undefined) {
     const requestId = typeof given === 'string' && given ? given : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    withRequestIdInErrors(res, requestId);
     if (log) {
       res.once('finish', () => {
         const identity = res.locals.identity as { organizationId?: string | null } | undefined;
@@ -35,20 +34,4 @@ export function requestLog(log: Log | undefined) {
     }
     runWithRequestContext({ requestId }, next);
   };
-}
-
-/**
- * Every error body of the api (`{error, message, code}`, whichever layer sent it) also names the request id, so
- * a user can quote it from a body alone. OpenAI-shaped bodies of /v1 keep OpenAI's shape (the header carries it).
- */
-function withRequestIdInErrors(res: Response, requestId: string): void {
-  const json = res.json.bind(res);
-  res.json = (body?: unknown) => {
-    if (res.statusCode >= 400 && isErrorBody(body) && body.requestId === undefined) return json({ ...body, requestId });
-    return json(body);
-  };
-}
-
-function isErrorBody(body: unknown): body is { error: string; requestId?: unknown } {
-  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string';
 }

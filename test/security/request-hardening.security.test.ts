@@ -97,12 +97,7 @@ describe('bad input is a 400 with the error body, never a 500', () => {
     // an encoded NUL in the path is refused at the gateway's path check
     const path = await p.http.get(`/api/models/search/${encodeURIComponent(nul)}`, token);
     expect(path.status).toBe(400);
-    expect(path.body).toEqual({
-      error: expect.any(String),
-      message: expect.any(String),
-      code: 'VALIDATION',
-      requestId: expect.any(String),
-    });
+    expect(path.body).toEqual({ error: expect.any(String), message: expect.any(String), code: 'VALIDATION' });
     expect400(await p.http.get(`/api/bots?limit=${encodeURIComponent(`5${nul}`)}`, token));
   });
 
