@@ -11,11 +11,11 @@ import { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { Argon2idPasswordHasher } from '../adapters/crypto/argon2id.password-hasher';
+import { ExternalIssuerTokenVerifier } from '../adapters/crypto/external-issuer.token-verifier';
 import { Hs256TokenSigner } from '../adapters/crypto/hs256.token-signer';
 import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
-import { GoogleIdentityProvider } from '../adapters/google/google.identity-provider';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
 import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
@@ -27,7 +27,8 @@ import { SystemClock } from '../adapters/system/system.clock';
 import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
 import { graphSearchOver } from '../core/graph/graph-query';
 import { offlineGraphExtractor } from '../core/graph/offline-extractor';
-import { OAUTH_IDENTITY_PROVIDER } from '../core/identity/google-sign-in';
+import { EXTERNAL_TOKEN_VERIFIER } from '../core/identity/external-token';
+import { GOOGLE_RELYING_PARTY, googleRelyingParty } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER } from '../core/identity/password-hasher';
 import { OIDC_CLIENT } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER } from '../core/identity/token-claims';
@@ -70,8 +71,12 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();
   c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
-  c.bind(OAUTH_IDENTITY_PROVIDER).toConstantValue(config.google ? new GoogleIdentityProvider(config.google) : null);
+  c.bind(GOOGLE_RELYING_PARTY).toConstantValue(config.google ? googleRelyingParty(config.google) : null);
   c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
+  const externalJwt = config.gateway.externalJwt;
+  c.bind(EXTERNAL_TOKEN_VERIFIER)
+    .toDynamicValue((ctx) => (externalJwt ? new ExternalIssuerTokenVerifier({ ...externalJwt, clock: ctx.get<Clock>(CLOCK) }) : null))
+    .inSingletonScope();
   c.bind(MODEL_LISTING_SOURCE).toConstantValue(config.models.syncUrl ? new OpenRouterModelListing({ url: config.models.syncUrl }) : null);
   c.bind(OUTBOUND_FETCHER).toConstantValue(
     new SsrfGuardedFetcher({

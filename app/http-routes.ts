@@ -45,7 +45,7 @@ export function buildHandlers(infra: Infrastructure, services: Services): Handle
       identity: services.identity,
       organizations: services.organizations,
       apiKeys: services.apiKeys,
-      google: infra.google,
+      google: { oidc: infra.oidc, provider: infra.google },
       // Getters: with PORT=0 these URLs are completed once the gateway is listening (app/platform.ts).
       get publicUrl() {
         return infra.config.publicUrl;

@@ -11,9 +11,10 @@ import { shareInvalidations } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
-import { OAUTH_IDENTITY_PROVIDER, type OAuthIdentityProvider } from '../core/identity/google-sign-in';
+import { EXTERNAL_TOKEN_VERIFIER, type ExternalTokenVerifier } from '../core/identity/external-token';
+import { GOOGLE_RELYING_PARTY } from '../core/identity/google-sign-in';
 import { PASSWORD_HASHER, type PasswordHasher } from '../core/identity/password-hasher';
-import { OIDC_CLIENT, type OidcClient } from '../core/identity/sso/oidc-client';
+import { OIDC_CLIENT, type OidcClient, type OidcRelyingParty } from '../core/identity/sso/oidc-client';
 import { TOKEN_SIGNER, type TokenSigner } from '../core/identity/token-claims';
 import { MODEL_LISTING_SOURCE, type ModelListingSource } from '../core/models/model';
 import { BLOB_STORE, type BlobStore } from '../core/ports/blob-store';
@@ -103,9 +104,12 @@ export interface Infrastructure {
   /** OpenTelemetry tracing when OTEL_EXPORTER_OTLP_ENDPOINT is set; null (no spans, no cost) otherwise. */
   tracing: PlatformTracing | null;
   blobs: BlobStore;
-  google: OAuthIdentityProvider | null;
-  /** OpenID Connect relying party for the providers administrators configure. */
+  /** The Google preset of OpenID Connect sign-in (GOOGLE_* settings), null when not configured. */
+  google: OidcRelyingParty | null;
+  /** OpenID Connect relying party for the providers administrators configure and for Google. */
   oidc: OidcClient;
+  /** Bearer tokens of the configured external issuer (EXTERNAL_JWT_*), null when off. */
+  externalTokens: ExternalTokenVerifier | null;
   modelListing: ModelListingSource | null;
   knowledge: KnowledgeAdapters;
   chat: ChatAdapters;
@@ -127,9 +131,10 @@ export interface InfrastructureOverrides {
   passwords?: PasswordHasher;
   /** Benchmarks: a registry that accepts repeated signatures, so pre-signed headers can be replayed as a baseline. */
   nonces?: NonceRegistry;
-  google?: OAuthIdentityProvider | null;
   /** Tests: an OpenID Connect client with other cache timings. */
   oidc?: OidcClient;
+  /** Tests: an external-issuer verifier with other JWKS timings. */
+  externalTokens?: ExternalTokenVerifier | null;
   /** Tests: fake model providers or a capability (transcriber, image describer) to configure. */
   knowledge?: {
     embedder?: Embeddings;
@@ -151,8 +156,8 @@ function replacementsOf(o: InfrastructureOverrides): Binding[] {
   const add = (token: symbol, value: unknown) => value !== undefined && out.push([token, value]);
   add(PASSWORD_HASHER, o.passwords);
   add(NONCE_REGISTRY, o.nonces);
-  add(OAUTH_IDENTITY_PROVIDER, o.google);
   add(OIDC_CLIENT, o.oidc);
+  add(EXTERNAL_TOKEN_VERIFIER, o.externalTokens);
   add(EMBEDDINGS, o.knowledge?.embedder);
   add(RERANKER, o.knowledge?.reranker);
   add(TRANSCRIBER, o.knowledge?.transcriber);
@@ -235,8 +240,9 @@ export async function buildInfrastructure(
       metrics,
       tracing,
       blobs: await get<BlobStore>(BLOB_STORE),
-      google: await get<OAuthIdentityProvider | null>(OAUTH_IDENTITY_PROVIDER),
+      google: await get<OidcRelyingParty | null>(GOOGLE_RELYING_PARTY),
       oidc: await get<OidcClient>(OIDC_CLIENT),
+      externalTokens: await get<ExternalTokenVerifier | null>(EXTERNAL_TOKEN_VERIFIER),
       modelListing: await get<ModelListingSource | null>(MODEL_LISTING_SOURCE),
       knowledge: {
         vectorIndex,

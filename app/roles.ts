@@ -11,6 +11,7 @@ import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { allOperations } from '../contracts';
 import { verifyApiKey } from '../core/api-keys/api-keys';
+import { externalAccessClaims } from '../core/identity/external-token';
 import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
@@ -78,6 +79,7 @@ export async function startGateway(
 ): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
+  const { externalTokens } = infra;
   const gateway = createGateway({
     upstream,
     tokenSigner: infra.tokens,
@@ -89,6 +91,7 @@ export async function startGateway(
     bodyBufferLimitBytes: infra.config.security.gatewayBodyBufferBytes,
     internalSecret: infra.config.secrets.internal,
     clock: infra.clock,
+    externalAccessClaims: externalTokens && ((token) => externalAccessClaims(infra.store.repos, externalTokens, token, infra.clock.now())),
     onError: (err, context) => infra.log('warn', `gateway: ${context}`, err),
     onRateLimited: (scope) => infra.metrics.rateLimited(scope),
     ...(infra.tracing ? { tracing: infra.tracing } : {}),

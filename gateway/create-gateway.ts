@@ -68,7 +68,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const rateLimited = options.onRateLimited ?? (() => undefined);
   if (!internalSecret) throw new Error('Gateway needs an internalSecret');
   const forwarder = createUpstreamForwarder(options.upstream);
-  const tokens = new VerifiedTokenCache(tokenSigner, clock, options.tokenCacheSize ?? 5000);
+  const tokens = new VerifiedTokenCache(tokenSigner, clock, options.tokenCacheSize ?? 5000, options.externalAccessClaims ?? null);
   const bufferLimit = options.bodyBufferLimitBytes ?? 1024 * 1024;
   const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => originOf(o)).filter((o): o is string => o !== null));
 
@@ -83,7 +83,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   }
 
   async function userIdentity(token: string, ip: string, viaCookie: boolean): Promise<Auth> {
-    const claims = await tokens.verifyAccess(token);
+    let claims;
+    try {
+      claims = await tokens.verifyAccess(token);
+    } catch (err) {
+      // only the external issuer's verification throws: its keys or the user store could not be reached
+      report(err, 'external-token-verification');
+      return { status: 503, error: 'Service Unavailable', message: 'Access tokens of the external issuer cannot be checked right now' };
+    }
     if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
     const org = claims.organizations[0];
     return {

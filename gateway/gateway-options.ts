@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-import type { ApiKeyPrincipal, TokenSigner } from '../core/identity/token-claims';
+import type { AccessTokenClaims, ApiKeyPrincipal, TokenSigner } from '../core/identity/token-claims';
 import type { Clock } from '../core/ports/clock';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
 import type { Upstream } from './upstream-forwarder';
@@ -23,12 +23,17 @@ export interface GatewayTracing {
   inGatewaySpan(req: IncomingMessage, res: ServerResponse, trustIncoming: boolean, fn: (headers: Record<string, string>) => void): void;
 }
 
-export type GatewayErrorContext = 'rate-limit-store' | 'api-key-verification' | 'upstream' | 'handler';
+export type GatewayErrorContext = 'rate-limit-store' | 'api-key-verification' | 'external-token-verification' | 'upstream' | 'handler';
 
 export interface GatewayOptions {
   upstream: Upstream;
   tokenSigner: TokenSigner;
   verifyApiKey: (rawKey: string) => Promise<ApiKeyPrincipal | null>;
+  /**
+   * Off when absent. A bearer token the platform's signer refuses is offered here: the claims of the platform
+   * user an external issuer's token maps to, or null (401). Rejects when the issuer cannot be reached (503).
+   */
+  externalAccessClaims?: ((token: string) => Promise<AccessTokenClaims | null>) | null;
   rateLimitStore: RateLimitStore;
   limits: GatewayLimits;
   /** Keys the identity signature the backend checks (core/identity/gateway-signature.ts). */

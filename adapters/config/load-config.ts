@@ -140,6 +140,14 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
         perIp: { limit: raw.RATE_LIMIT_PER_IP as number, windowSeconds: raw.RATE_LIMIT_WINDOW_SECONDS as number },
         perPrincipal: { limit: raw.RATE_LIMIT_PER_PRINCIPAL as number, windowSeconds: raw.RATE_LIMIT_WINDOW_SECONDS as number },
       },
+      externalJwt: raw.EXTERNAL_JWT_ISSUER
+        ? {
+            issuer: raw.EXTERNAL_JWT_ISSUER as string,
+            audience: raw.EXTERNAL_JWT_AUDIENCE as string,
+            jwksUrl: raw.EXTERNAL_JWT_JWKS_URL as string | undefined,
+            emailClaim: raw.EXTERNAL_JWT_EMAIL_CLAIM as string,
+          }
+        : undefined,
     },
     api: { host: raw.API_HOST as string, port: raw.API_PORT as number, url: raw.API_URL as string | undefined },
     publicUrl: (raw.PUBLIC_URL as string | undefined) ?? `http://127.0.0.1:${port}`,
@@ -162,9 +170,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
       ? {
           clientId: raw.GOOGLE_CLIENT_ID as string,
           clientSecret: raw.GOOGLE_CLIENT_SECRET as string,
-          authUrl: raw.GOOGLE_AUTH_URL as string,
-          tokenUrl: raw.GOOGLE_TOKEN_URL as string,
-          userInfoUrl: raw.GOOGLE_USERINFO_URL as string,
+          issuerUrl: raw.GOOGLE_ISSUER_URL as string,
         }
       : undefined,
     superadminEmails: list(raw.SUPERADMIN_EMAILS).map((e) => e.toLowerCase()),

@@ -9,6 +9,8 @@ export interface PlatformConfig {
     port: number;
     trustProxy: boolean;
     limits: { perIp: { limit: number; windowSeconds: number }; perPrincipal: { limit: number; windowSeconds: number } };
+    /** Bearer tokens of an external issuer accepted besides the platform's own (off when absent). */
+    externalJwt?: { issuer: string; audience: string; jwksUrl?: string; emailClaim: string };
   };
   api: { host: string; port: number; url?: string };
   publicUrl: string;
@@ -28,7 +30,8 @@ export interface PlatformConfig {
     uploadsPerIpPerMinute: number;
     attachmentMaxBytes: number;
   };
-  google?: { clientId: string; clientSecret: string; authUrl: string; tokenUrl: string; userInfoUrl: string };
+  /** Google sign-in, the `google` preset of OpenID Connect sign-in. */
+  google?: { clientId: string; clientSecret: string; issuerUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];
   /** Extra CA certificates (PEM file) trusted for outbound HTTPS. */

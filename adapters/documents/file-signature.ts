@@ -1,14 +1,16 @@
 /**
  * Upload-time type checks: the extension picks the format, the declared MIME type must agree with it,
- * and the bytes' magic numbers must match. Synchronous, no parsing beyond headers (and the ZIP central
- * directory for DOCX).
+ * and the bytes must be that format. Binary formats are recognised by `file-type` (which reads the ZIP
+ * directory of Office files itself); the text formats it does not detect (txt, md, csv, html) are valid
+ * UTF-8 without NUL bytes that file-type does not identify as a PDF or RTF document.
  */
 import { isUtf8 } from 'node:buffer';
+
+import { fileTypeFromBuffer, type FileTypeResult } from 'file-type';
 
 import type { DocumentKind, LoadInput } from '../../core/ports/document-loader';
 import { DomainError } from '../../core/shared/errors';
 import { EXTENSION_FORMATS, fileExtension, type FileFormat, FORMATS, GENERIC_MIME_TYPES, normalizeMimeType } from './file-types';
-import { isZip, listZipEntries } from './zip-archive';
 
 export interface DetectedFile {
   format: FileFormat;
@@ -19,7 +21,7 @@ export interface DetectedFile {
 }
 
 /** Checks extension, declared type and bytes; throws DomainError('UNSUPPORTED_MEDIA_TYPE') on any mismatch. */
-export function detectFile(input: LoadInput): DetectedFile {
+export async function detectFile(input: LoadInput): Promise<DetectedFile> {
   const extension = fileExtension(input.filename);
   const format = EXTENSION_FORMATS[extension];
   if (!format) {
@@ -41,8 +43,9 @@ export function detectFile(input: LoadInput): DetectedFile {
   if (input.bytes.length === 0) {
     throw new DomainError('VALIDATION', `"${input.filename}" is empty`, { filename: input.filename });
   }
-  if (!matchesFormat(input.bytes, format)) {
-    const looksLike = describeBytes(input.bytes);
+  const sniffed = await sniff(input.bytes);
+  if (!matchesFormat(input.bytes, sniffed, format)) {
+    const looksLike = describeSniffed(input.bytes, sniffed);
     throw new DomainError(
       'UNSUPPORTED_MEDIA_TYPE',
       `The bytes do not match the declared type of "${input.filename}" (${info.label}); they look like ${looksLike}`,
@@ -52,156 +55,86 @@ export function detectFile(input: LoadInput): DetectedFile {
   return { format, kind: info.kind, mimeType: info.mimeTypes[0], extension };
 }
 
-/** True when the bytes carry the signature of the format. */
-export function matchesFormat(bytes: Buffer, format: FileFormat): boolean {
+/** Best guess at what the bytes are, for error messages. */
+export async function describeBytes(bytes: Buffer): Promise<string> {
+  return describeSniffed(bytes, await sniff(bytes));
+}
+
+/** file-type's answer; it reads only the headers (and a ZIP's directory), whatever the file's size. */
+const sniff = (bytes: Buffer): Promise<FileTypeResult | undefined> => fileTypeFromBuffer(bytes);
+
+/**
+ * file-type extensions each upload format accepts. Containers are judged by container, as before:
+ * any Ogg stream is .ogg, any ISO media brand an .mp4 (M4A files often carry the generic isom/mp42 brand).
+ */
+const ACCEPTED: Readonly<Partial<Record<FileFormat, ReadonlySet<string>>>> = {
+  pdf: new Set(['pdf', 'ai']), // Illustrator files are PDFs with private data
+  docx: new Set(['docx']),
+  png: new Set(['png', 'apng']),
+  jpeg: new Set(['jpg']),
+  gif: new Set(['gif']),
+  webp: new Set(['webp']),
+  mp3: new Set(['mp3', 'mp2', 'mp1']),
+  wav: new Set(['wav']),
+  m4a: new Set(['m4a', 'm4b', 'm4p', 'f4a', 'f4b', 'mp4']),
+  ogg: new Set(['ogg', 'oga', 'opus', 'ogv', 'ogx', 'ogm', 'spx']),
+  mp4: new Set(['mp4', 'm4v', 'm4a', 'm4b', 'm4p', 'f4v', 'f4p', 'f4a', 'f4b', '3gp', '3g2']),
+  webm: new Set(['webm', 'mkv']),
+  mov: new Set(['mov', 'mp4', 'm4v']),
+};
+
+/** ASCII document formats that are valid UTF-8 but not text to index as typed. */
+const NOT_PLAIN_TEXT = new Set(['pdf', 'ai', 'rtf']);
+
+function matchesFormat(bytes: Buffer, sniffed: FileTypeResult | undefined, format: FileFormat): boolean {
   switch (format) {
-    case 'pdf':
-      return isPdf(bytes);
-    case 'docx':
-      return isDocx(bytes);
-    case 'doc':
-      return isWordBinary(bytes);
     case 'txt':
     case 'md':
     case 'csv':
-      return isText(bytes);
+      return isText(bytes, sniffed);
     case 'html':
-      return isText(bytes) && looksLikeHtml(bytes);
-    case 'png':
-      return startsWith(bytes, PNG);
-    case 'jpeg':
-      return startsWith(bytes, JPEG);
+      return isText(bytes, sniffed) && looksLikeHtml(bytes);
+    case 'doc':
+      return isWordBinary(bytes, sniffed);
     case 'gif':
-      return isGif(bytes);
-    case 'webp':
-      return isRiff(bytes, 'WEBP');
-    case 'mp3':
-      return isMp3(bytes);
-    case 'wav':
-      return isRiff(bytes, 'WAVE');
-    case 'ogg':
-      return ascii(bytes, 0, 4) === 'OggS';
-    case 'webm':
-      return startsWith(bytes, EBML);
-    case 'm4a':
-      return hasBrand(bytes, AUDIO_BRANDS, ISO_BRANDS);
-    case 'mp4':
-      return hasBrand(bytes, ISO_BRANDS, VIDEO_BRANDS, AUDIO_BRANDS);
-    case 'mov':
-      return hasBrand(bytes, QUICKTIME_BRANDS, ISO_BRANDS, VIDEO_BRANDS) || isClassicQuickTime(bytes);
+      // file-type matches the three bytes "GIF"; decoders also need a known version
+      return sniffed?.ext === 'gif' && ['GIF87a', 'GIF89a'].includes(bytes.toString('latin1', 0, 6));
+    default:
+      return !!sniffed && !!ACCEPTED[format]?.has(sniffed.ext);
   }
 }
 
-/** Best guess at what the bytes are, for error messages. */
-export function describeBytes(bytes: Buffer): string {
-  if (isPdf(bytes)) return FORMATS.pdf.label;
-  if (startsWith(bytes, PNG)) return FORMATS.png.label;
-  if (startsWith(bytes, JPEG)) return FORMATS.jpeg.label;
-  if (isGif(bytes)) return FORMATS.gif.label;
-  if (isRiff(bytes, 'WEBP')) return FORMATS.webp.label;
-  if (isRiff(bytes, 'WAVE')) return FORMATS.wav.label;
-  if (ascii(bytes, 0, 4) === 'OggS') return FORMATS.ogg.label;
-  if (startsWith(bytes, EBML)) return 'a Matroska/WebM file';
-  const brands = ftypBrands(bytes);
-  if (brands) return `an ISO media file (brand ${brands[0].trim() || '?'})`;
-  if (isDocx(bytes)) return FORMATS.docx.label;
-  if (isZip(bytes)) return 'a ZIP archive';
-  if (isWordBinary(bytes)) return FORMATS.doc.label;
-  if (startsWith(bytes, OLE2)) return 'an OLE2 compound file (Excel, PowerPoint or similar)';
-  if (isMp3(bytes)) return FORMATS.mp3.label;
-  if (isText(bytes)) return looksLikeHtml(bytes) ? 'HTML markup' : 'plain text';
-  return 'binary data';
+/** Labels for file-type answers that have no upload format of their own. */
+const OTHER_LABELS: Readonly<Record<string, string>> = {
+  zip: 'a ZIP archive',
+  cfb: 'an OLE2 compound file (Excel, PowerPoint or similar)',
+  mkv: 'a Matroska/WebM file',
+};
+
+function describeSniffed(bytes: Buffer, sniffed: FileTypeResult | undefined): string {
+  if (!sniffed) return isText(bytes, sniffed) ? (looksLikeHtml(bytes) ? 'HTML markup' : 'plain text') : 'binary data';
+  // an ISO media file is named by its major brand, which is what tells audio, video and images apart
+  if (bytes.toString('latin1', 4, 8) === 'ftyp') return `an ISO media file (brand ${bytes.toString('latin1', 8, 12).trim() || '?'})`;
+  if (isWordBinary(bytes, sniffed)) return FORMATS.doc.label;
+  if (OTHER_LABELS[sniffed.ext]) return OTHER_LABELS[sniffed.ext];
+  const format = (Object.keys(ACCEPTED) as FileFormat[]).find((f) => ACCEPTED[f]?.has(sniffed.ext));
+  return format ? FORMATS[format].label : `a .${sniffed.ext} file (${sniffed.mime})`;
 }
 
-const PNG = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-const JPEG = [0xff, 0xd8, 0xff];
-const EBML = [0x1a, 0x45, 0xdf, 0xa3];
-const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-const UTF8_BOM = [0xef, 0xbb, 0xbf];
 /** Stream name every Word 97-2003 compound file has, as stored in the directory (UTF-16LE). */
 const WORD_DOCUMENT_NAME = Buffer.from('WordDocument', 'utf16le');
 
-const QUICKTIME_BRANDS = new Set(['qt  ']);
-const AUDIO_BRANDS = new Set(['M4A ', 'M4B ', 'M4P ', 'F4A ', 'F4B ']);
-const VIDEO_BRANDS = new Set(['avc1', 'M4V ', 'M4VH', 'M4VP', 'F4V ', 'f4v ', 'mmp4', '3gp4', '3gp5', '3gp6', '3g2a', 'XAVC']);
-const ISO_BRANDS = new Set([
-  'isom',
-  'iso2',
-  'iso3',
-  'iso4',
-  'iso5',
-  'iso6',
-  'iso8',
-  'iso9',
-  'mp41',
-  'mp42',
-  'dash',
-  'msnv',
-  'MSNV',
-  'ndas',
-]);
+/** file-type names every OLE2 compound file `cfb`; Word's has a WordDocument stream (Excel's a Workbook). */
+const isWordBinary = (bytes: Buffer, sniffed: FileTypeResult | undefined): boolean =>
+  sniffed?.ext === 'cfb' && bytes.indexOf(WORD_DOCUMENT_NAME, 512) !== -1;
 
-const ascii = (bytes: Buffer, start: number, end: number): string => (bytes.length >= end ? bytes.toString('latin1', start, end) : '');
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function startsWith(bytes: Buffer, signature: readonly number[], offset = 0): boolean {
-  if (bytes.length < offset + signature.length) return false;
-  return signature.every((b, i) => bytes[offset + i] === b);
-}
-
-/** Readers accept up to 1 KB of junk before the header, as Acrobat does. */
-const isPdf = (bytes: Buffer): boolean => bytes.subarray(0, 1024).indexOf('%PDF-', 0, 'latin1') !== -1;
-
-const isGif = (bytes: Buffer): boolean => ['GIF87a', 'GIF89a'].includes(ascii(bytes, 0, 6));
-
-function isRiff(bytes: Buffer, form: string): boolean {
-  return ['RIFF', 'RF64', 'BW64'].includes(ascii(bytes, 0, 4)) && ascii(bytes, 8, 12) === form;
-}
-
-function isDocx(bytes: Buffer): boolean {
-  if (!isZip(bytes)) return false;
-  const names = listZipEntries(bytes)?.map((e) => e.name);
-  if (!names) return false;
-  return names.includes('[Content_Types].xml') && names.some((n) => n.startsWith('word/'));
-}
-
-function isWordBinary(bytes: Buffer): boolean {
-  return startsWith(bytes, OLE2) && bytes.indexOf(WORD_DOCUMENT_NAME, 512) !== -1;
-}
-
-function isMp3(bytes: Buffer): boolean {
-  if (ascii(bytes, 0, 3) === 'ID3') return bytes.length >= 10 && bytes[3] < 0xff && bytes[4] < 0xff;
-  if (bytes.length < 4 || bytes[0] !== 0xff || (bytes[1] & 0xe0) !== 0xe0) return false;
-  const version = (bytes[1] >> 3) & 0x03; // 1 is reserved
-  const layer = (bytes[1] >> 1) & 0x03; // 0 is reserved (and is how ADTS AAC looks)
-  const bitrate = bytes[2] >> 4; // 15 is invalid
-  const sampleRate = (bytes[2] >> 2) & 0x03; // 3 is reserved
-  return version !== 1 && layer !== 0 && bitrate !== 15 && sampleRate !== 3;
-}
-
-/** Major and compatible brands of an ISO base media `ftyp` box at the start of the file. */
-function ftypBrands(bytes: Buffer): string[] | undefined {
-  if (ascii(bytes, 4, 8) !== 'ftyp' || bytes.length < 12) return undefined;
-  const boxEnd = Math.min(bytes.readUInt32BE(0), bytes.length);
-  const brands = [ascii(bytes, 8, 12)];
-  for (let p = 16; p + 4 <= boxEnd; p += 4) brands.push(ascii(bytes, p, p + 4));
-  return brands;
-}
-
-function hasBrand(bytes: Buffer, ...sets: ReadonlySet<string>[]): boolean {
-  const brands = ftypBrands(bytes);
-  return !!brands && brands.some((b) => sets.some((set) => set.has(b)));
-}
-
-/** QuickTime files written before `ftyp` existed start with one of these atoms. */
-function isClassicQuickTime(bytes: Buffer): boolean {
-  return ['moov', 'mdat', 'wide', 'free', 'skip', 'pnot'].includes(ascii(bytes, 4, 8));
-}
-
-/** Valid UTF-8 (BOM allowed), no NUL bytes, and not a known binary format that happens to be ASCII. */
-function isText(bytes: Buffer): boolean {
-  const body = startsWith(bytes, UTF8_BOM) ? bytes.subarray(3) : bytes;
+/** Valid UTF-8 (BOM allowed), no NUL bytes, and not a document format that happens to be ASCII. */
+function isText(bytes: Buffer, sniffed: FileTypeResult | undefined): boolean {
+  const body = bytes.subarray(0, 3).equals(UTF8_BOM) ? bytes.subarray(3) : bytes;
   if (body.indexOf(0) !== -1 || !isUtf8(body)) return false;
-  return !isPdf(body) && !startsWith(body, [0x7b, 0x5c, 0x72, 0x74, 0x66]); // {\rtf
+  return !(sniffed && NOT_PLAIN_TEXT.has(sniffed.ext));
 }
 
 const HTML_HINT =

@@ -58,15 +58,23 @@ describe('MultiFormatDocumentLoader', () => {
   const loader: DocumentLoader = new MultiFormatDocumentLoader();
 
   describe('detect', () => {
-    it('is synchronous and returns the canonical MIME type and kind', async () => {
-      const result = loader.detect({ filename: 'slides.pdf', bytes: await makePdf([['x']]), declaredMimeType: 'application/octet-stream' });
+    it('returns the canonical MIME type and kind', async () => {
+      const result = await loader.detect({
+        filename: 'slides.pdf',
+        bytes: await makePdf([['x']]),
+        declaredMimeType: 'application/octet-stream',
+      });
       expect(result).toEqual({ mimeType: 'application/pdf', kind: 'pdf' });
-      expect(loader.detect({ filename: 'a.jpeg', bytes: makeJpeg(1, 1) })).toEqual({ mimeType: 'image/jpeg', kind: 'image' });
+      expect(await loader.detect({ filename: 'a.jpeg', bytes: makeJpeg(1, 1) })).toEqual({ mimeType: 'image/jpeg', kind: 'image' });
     });
 
-    it('throws UNSUPPORTED_MEDIA_TYPE for unknown extensions and mismatched bytes', () => {
-      expect(() => loader.detect({ filename: 'x.xyz', bytes: Buffer.from('x') })).toThrow('Unsupported file type: .xyz');
-      expect(() => loader.detect({ filename: 'x.pdf', bytes: makePng(1, 1) })).toThrow(/bytes do not match the declared type/);
+    it('throws UNSUPPORTED_MEDIA_TYPE for unknown extensions and mismatched bytes', async () => {
+      await expect(async () => loader.detect({ filename: 'x.xyz', bytes: Buffer.from('x') })).rejects.toThrow(
+        'Unsupported file type: .xyz',
+      );
+      await expect(async () => loader.detect({ filename: 'x.pdf', bytes: makePng(1, 1) })).rejects.toThrow(
+        /bytes do not match the declared type/,
+      );
     });
   });
 
@@ -127,7 +135,7 @@ describe('MultiFormatDocumentLoader', () => {
 
     it('DOC: reads the text of a Word 97-2003 file (a minimal file built by the test, not one saved by Word)', async () => {
       const bytes = makeWordDoc(['Quarterly report', 'Revenue grew by 12 percent in Q3.', 'Café crème']);
-      expect(loader.detect({ filename: 'old.doc', bytes })).toEqual({ mimeType: 'application/msword', kind: 'doc' });
+      expect(await loader.detect({ filename: 'old.doc', bytes })).toEqual({ mimeType: 'application/msword', kind: 'doc' });
       const doc = await loader.load({ filename: 'old.doc', bytes, declaredMimeType: 'application/msword' });
       expect(doc.text).toBe('Quarterly report\nRevenue grew by 12 percent in Q3.\nCafé crème');
     });

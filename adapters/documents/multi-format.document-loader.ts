@@ -1,6 +1,6 @@
 /**
  * The DocumentLoader for every supported upload extension. `detect` checks extension, declared MIME type
- * and magic numbers (see file-signature.ts); `load` runs the same check, then the format's extractor, and
+ * and content (file-type, see file-signature.ts); `load` runs the same check, then the format's extractor, and
  * returns whitespace-normalised text (the same normalisation the chunker applies, so chunk offsets refer
  * to this text).
  */
@@ -87,8 +87,8 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
     };
   }
 
-  detect(input: LoadInput): { mimeType: string; kind: DocumentKind } {
-    const { mimeType, kind } = detectFile(input);
+  async detect(input: LoadInput): Promise<{ mimeType: string; kind: DocumentKind }> {
+    const { mimeType, kind } = await detectFile(input);
     return { mimeType, kind };
   }
 
@@ -103,7 +103,7 @@ export class MultiFormatDocumentLoader implements DocumentLoader {
   }
 
   async load(input: LoadInput): Promise<LoadedDocument> {
-    const detected = detectFile(input);
+    const detected = await detectFile(input);
     // bombs fail here, before a parser inflates a part whole
     if (detected.format === 'docx') checkZipUnpackedSize(input.bytes, input.filename, this.limits);
     if (detected.format === 'pdf') checkPdfUnpackedSize(input.bytes, input.filename, this.limits);

@@ -3,7 +3,7 @@
  * memory and unpacked size), never on the caller's event loop. Images, audio and video go to the in-process
  * loader, whose work is a call to a vision or transcription model rather than parsing.
  */
-import type { DocumentKind, DocumentLoader, LoadedDocument, LoadInput } from '../../core/ports/document-loader';
+import type { DetectedKind, DocumentKind, DocumentLoader, LoadedDocument, LoadInput } from '../../core/ports/document-loader';
 import type { HeavyWork } from '../../core/ports/heavy-work';
 import { DomainError, isDomainError } from '../../core/shared/errors';
 
@@ -18,7 +18,7 @@ export class PooledDocumentLoader implements DocumentLoader {
     private readonly local: DocumentLoader,
   ) {}
 
-  detect(input: LoadInput) {
+  async detect(input: LoadInput): Promise<DetectedKind> {
     return this.local.detect(input);
   }
 
@@ -27,7 +27,7 @@ export class PooledDocumentLoader implements DocumentLoader {
   }
 
   async load(input: LoadInput): Promise<LoadedDocument> {
-    const { kind } = this.local.detect(input);
+    const { kind } = await this.local.detect(input);
     if (MODEL_BACKED.has(kind)) return this.local.load(input);
     try {
       return await this.work.run('document.extract', input);

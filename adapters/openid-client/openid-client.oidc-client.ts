@@ -1,8 +1,7 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 
-import type { OidcAuthorizationRequest, OidcClient, OidcProfile } from '../../core/identity/sso/oidc-client';
-import type { SsoProvider } from '../../core/identity/sso/sso-provider';
+import type { OidcAuthorizationRequest, OidcClient, OidcProfile, OidcRelyingParty } from '../../core/identity/sso/oidc-client';
 import { DomainError } from '../../core/shared/errors';
 
 export interface OpenIdClientOptions {
@@ -33,10 +32,12 @@ function groupsOf(claims: Record<string, unknown> | undefined, claim: string | n
 }
 
 /** Network failures are the provider's; anything else it answered (or a token that failed validation) refuses the sign-in. */
-function toDomainError(provider: SsoProvider, err: unknown): DomainError {
+function toDomainError(provider: OidcRelyingParty, err: unknown): DomainError {
   if (err instanceof DomainError) return err;
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
-  const unreachable = e.name === 'TypeError' || e.name === 'AbortError' || e.name === 'TimeoutError' || !!e.cause?.code;
+  // A socket error's code (ECONNREFUSED, EAI_AGAIN, UND_ERR_...), not a validation code (OAUTH_..., ERR_JWT_...).
+  const systemCause = /^(E[A-Z]+|EAI_[A-Z]+|UND_ERR_[A-Z_]+)$/.test(e.cause?.code ?? '');
+  const unreachable = e.name === 'TypeError' || e.name === 'AbortError' || e.name === 'TimeoutError' || systemCause;
   if (unreachable) return new DomainError('UPSTREAM_FAILED', `${provider.name} could not be reached`);
   return new DomainError('AUTHENTICATION_FAILED', `${provider.name} sign-in failed: ${e.message ?? 'invalid response'}`);
 }
@@ -117,7 +118,7 @@ export class OpenIdClientOidc implements OidcClient {
     }
   }
 
-  private async discover(provider: SsoProvider): Promise<Discovered> {
+  private async discover(provider: OidcRelyingParty): Promise<Discovered> {
     const version = `${provider.id}@${provider.updatedAt}`;
     const hit = this.cache.get(provider.id);
     if (hit && hit.version === version && Date.now() - hit.at < this.metadataTtlMs) return hit;

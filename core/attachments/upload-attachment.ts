@@ -39,7 +39,7 @@ export async function uploadAttachment(deps: AttachmentDeps, agent: Agent, anony
     throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.maxBytes} bytes allowed`);
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
-  const { mimeType, kind } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const { mimeType, kind } = await deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
   const fileType = KINDS[kind];
   if (!fileType)
     throw new DomainError('UNSUPPORTED_MEDIA_TYPE', `${filename} is not an allowed attachment kind (images, PDF, text, audio, video)`, {

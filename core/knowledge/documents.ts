@@ -114,13 +114,13 @@ export async function enqueueIngestion(
  * original in the blob store, records the document as `pending` and queues its processing.
  */
 /** Size, emptiness and type (extension, declared type and magic numbers), before anything is stored or looked up. */
-function checkUpload(deps: KnowledgeDeps, file: UploadedFile) {
+async function checkUpload(deps: KnowledgeDeps, file: UploadedFile) {
   if (file.bytes.length > deps.settings.uploadMaxBytes) {
     throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.uploadMaxBytes} bytes allowed`);
   }
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
   const filename = safeFilename(file.filename);
-  const { mimeType, kind } = deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
+  const { mimeType, kind } = await deps.loader.detect({ bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType });
   const missing = deps.loader.missingModelFor?.(kind);
   if (missing) throw new DomainError('NO_MODEL_FOR_FILE_TYPE', missing, { kind, mimeType });
   return { filename, mimeType, kind };
@@ -134,7 +134,7 @@ const uploadHash = (bytes: Buffer) => createHash('sha256').update(bytes).digest(
  */
 export async function findDuplicateUpload(deps: KnowledgeDeps, actor: Actor, knowledgeBaseId: string, file: UploadedFile) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
-  checkUpload(deps, file); // a file that would be refused is refused, even when the same bytes are stored
+  await checkUpload(deps, file); // a file that would be refused is refused, even when the same bytes are stored
   const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, uploadHash(file.bytes));
   return existing ? toDocumentView(existing) : null;
 }
@@ -148,7 +148,7 @@ export async function uploadDocument(
 ) {
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
   const webhookUrl = optionalWebhookUrl(options.webhookUrl);
-  const { filename, mimeType } = checkUpload(deps, file);
+  const { filename, mimeType } = await checkUpload(deps, file);
   const bytesHash = uploadHash(file.bytes);
   const now = deps.clock.now().toISOString();
   const id = deps.ids.uuid();
@@ -276,7 +276,7 @@ export async function extractText(deps: KnowledgeDeps, actor: Actor, file: Uploa
   }
   const filename = safeFilename(file.filename);
   const input = { bytes: file.bytes, filename, declaredMimeType: file.declaredMimeType };
-  const { kind } = deps.loader.detect(input);
+  const { kind } = await deps.loader.detect(input);
   try {
     const loaded = await deps.loader.load(input);
     return {

@@ -1,6 +1,6 @@
 /**
  * Turns an uploaded file into text for chunking. `detect` runs at upload time, before anything is stored:
- * it is synchronous and cheap (extension, declared MIME type and magic numbers only) and throws
+ * it is cheap (extension, declared MIME type and the bytes' headers only, no parsing) and rejects with
  * DomainError('UNSUPPORTED_MEDIA_TYPE') for an unknown extension or bytes that do not match the declared
  * type. `load` does the extraction in the worker; it throws DomainError('VALIDATION', 'No extractable
  * text ...') when nothing readable comes out and DomainError('NOT_CONFIGURED') when a format needs an
@@ -33,8 +33,14 @@ export interface LoadedDocument {
   metadata: Record<string, unknown>;
 }
 
+export interface DetectedKind {
+  mimeType: string;
+  kind: DocumentKind;
+}
+
 export interface DocumentLoader {
-  detect(input: LoadInput): { mimeType: string; kind: DocumentKind };
+  /** Callers await it; a loader that needs no I/O may answer directly. */
+  detect(input: LoadInput): DetectedKind | Promise<DetectedKind>;
   /**
    * Why files of this kind cannot be processed with the models configured now (an image without a vision
    * model), or null when they can. Checked at upload, so a file that can never succeed is refused (422).

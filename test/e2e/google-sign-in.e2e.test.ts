@@ -56,7 +56,7 @@ describe('Google sign-in against a local identity provider', () => {
     const start = await p.http.get('/api/auth/google');
     expect(start.status).toBe(302);
     const url = new URL(start.headers.get('location')!);
-    expect(`${url.origin}${url.pathname}`).toBe(google.env.GOOGLE_AUTH_URL);
+    expect(`${url.origin}${url.pathname}`).toBe(google.authorizationEndpoint);
     const q = url.searchParams;
     expect(q.get('client_id')).toBe(google.clientId);
     expect(q.get('response_type')).toBe('code');
@@ -140,6 +140,21 @@ describe('Google sign-in against a local identity provider', () => {
     const r = await follow(crossed);
     expect(r.status).toBe(401);
     expect(google.exchanges[google.exchanges.length - 1]).toMatchObject({ pkceVerified: false, status: 400 });
+  });
+
+  it('verifies the ID token: a broken signature or a nonce of another sign-in signs no one in', async () => {
+    for (const fault of ['signature', 'nonce'] as const) {
+      const who = profile();
+      const { callback } = await consent(who);
+      google.idTokenFault = fault;
+      try {
+        const r = await follow(callback);
+        expect({ fault, status: r.status, location: r.location }).toEqual({ fault, status: 401, location: null });
+      } finally {
+        google.idTokenFault = 'none';
+      }
+      expect(await p.store.repos.users.findByEmail(who.email)).toBeNull();
+    }
   });
 
   it('answers a provider error or a missing code without signing anyone in', async () => {

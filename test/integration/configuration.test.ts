@@ -60,6 +60,14 @@ describe('loadConfig', () => {
     expect(keysOf(problems)).toEqual(['GOOGLE_CLIENT_SECRET', 'PORT', 'S3_BUCKET']);
   });
 
+  it('keeps external-issuer tokens off by default, and needs the audience with the issuer', () => {
+    expect(loadConfig('start', { DATA_DIR: dataDir }).gateway.externalJwt).toBeUndefined();
+    const problems = problemsOf(() => loadConfig('start', { DATA_DIR: dataDir, EXTERNAL_JWT_ISSUER: 'https://idp.example.test' }));
+    expect(keysOf(problems)).toEqual(['EXTERNAL_JWT_AUDIENCE']);
+    const c = loadConfig('start', { DATA_DIR: dataDir, EXTERNAL_JWT_ISSUER: 'https://idp.example.test', EXTERNAL_JWT_AUDIENCE: 'api' });
+    expect(c.gateway.externalJwt).toEqual({ issuer: 'https://idp.example.test', audience: 'api', jwksUrl: undefined, emailClaim: 'email' });
+  });
+
   it('puts all problems in the error message', () => {
     const message = (() => {
       try {

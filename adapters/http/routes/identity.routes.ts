@@ -1,7 +1,7 @@
 import type { identityOperations } from '../../../contracts/operations/identity';
 import { type ApiKeyDeps, createApiKey, listApiKeys, revokeApiKey } from '../../../core/api-keys/api-keys';
 import { login, refresh, register, switchOrganization } from '../../../core/identity/authenticate';
-import { completeGoogleSignIn, type OAuthIdentityProvider, startGoogleSignIn } from '../../../core/identity/google-sign-in';
+import { completeGoogleSignIn, type GoogleSignIn, startGoogleSignIn } from '../../../core/identity/google-sign-in';
 import type { IdentityDeps } from '../../../core/identity/identity-deps';
 import { toOrganizationClaims, toUserView } from '../../../core/identity/session';
 import { acceptInvitation, inviteMember, listInvitations, revokeInvitation } from '../../../core/organizations/invitations';
@@ -15,7 +15,8 @@ export interface IdentityRouteDeps {
   identity: IdentityDeps;
   organizations: OrganizationDeps;
   apiKeys: ApiKeyDeps;
-  google: OAuthIdentityProvider | null;
+  /** Google sign-in (the OIDC relying party and the GOOGLE_* preset, null provider when not configured). */
+  google: GoogleSignIn;
   /** Public base URL of the gateway (for the OAuth redirect URI); read per request, as PORT=0 learns it after boot. */
   readonly publicUrl: string;
   /** Where the browser lands after Google sign-in; read per request too. */
@@ -51,9 +52,11 @@ export function identityRoutes(d: IdentityRouteDeps): HandlerMap {
       const { query, res } = ctx;
       if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Google sign-in was not completed: ${query.error}`);
       if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
+      // The URL Google sent the browser to: the redirect URI plus the query it added (code, state, scope...).
+      const search = ctx.req.originalUrl.includes('?') ? ctx.req.originalUrl.slice(ctx.req.originalUrl.indexOf('?')) : '';
       const session = await completeGoogleSignIn(d.identity, d.google, {
-        code: query.code,
         state: query.state,
+        callbackUrl: `${googleRedirectUri()}${search}`,
         redirectUri: googleRedirectUri(),
       });
       const fragment = new URLSearchParams({ accessToken: session.accessToken, refreshToken: session.refreshToken });

@@ -10,8 +10,17 @@ export interface OidcProfile {
   groups: string[];
 }
 
+/**
+ * What the relying party needs of a provider: an administrator's SsoProvider, or the Google preset the
+ * GOOGLE_* settings configure. `id` + `updatedAt` key the cached discovery document.
+ */
+export type OidcRelyingParty = Pick<
+  SsoProvider,
+  'id' | 'name' | 'preset' | 'issuerUrl' | 'clientId' | 'clientSecret' | 'groupClaim' | 'updatedAt'
+>;
+
 export interface OidcAuthorizationRequest {
-  provider: SsoProvider;
+  provider: OidcRelyingParty;
   redirectUri: string;
   state: string;
   nonce: string;
