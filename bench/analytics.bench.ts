@@ -32,13 +32,13 @@ import { type Database, openDatabase } from '../adapters/postgres/database';
 import { KnexStore } from '../adapters/postgres/knex-store';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
-import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { analyticsDaily, type AnalyticsDeps, analyticsOverview } from '../core/analytics/organization-analytics';
 import type { Actor } from '../core/identity/actor';
 import type { RetrievalEvent } from '../core/ports/retrieval-recorder';
 import { seedConversations, type SeededOrganization, seedOrganization } from '../test/analytics/seed-analytics';
 import { autocannon, type Run as Load } from './support/autocannon';
+import { benchConfig } from './support/bench-config';
 import { summary } from './support/latency';
 
 const CONVERSATIONS = Number(process.env.BENCH_CONVERSATIONS ?? 100_000);
@@ -150,13 +150,7 @@ async function embedded() {
     await lite.knex('analytics_rollup_state').insert({ name: 'hourly', covered_until: new Date(), updated_at: new Date() });
     await lite.close();
 
-    const config = loadConfig('start', {
-      DATA_DIR: dataDir,
-      PORT: '0',
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_IP: '100000000',
-      RATE_LIMIT_PER_PRINCIPAL: '100000000',
-    });
+    const config = benchConfig(dataDir, {});
     const platform = await startPlatform(config);
     const infra = platform.infrastructure;
     try {

@@ -12,9 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { autocannon as run, mean, type Run } from './support/autocannon';
+import { benchConfig } from './support/bench-config';
 import { acceptRepeats, benchSession } from './support/bench-session';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -27,14 +27,7 @@ const autocannon = (url: string, headers: Record<string, string>, seconds: numbe
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
-    SIGNATURE_MAX_AGE_MS: '60000',
-  });
+  const config = benchConfig(dataDir, { SIGNATURE_MAX_AGE_MS: '60000' });
   // The direct figure replays one pre-signed request, so both paths accept repeated nonces.
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }), nonces: acceptRepeats });
   try {

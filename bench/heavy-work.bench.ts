@@ -24,10 +24,10 @@ import path from 'node:path';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
 import type { PgvectorVectorIndex } from '../adapters/pgvector/pgvector.vector-index';
-import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
 import { autocannon, type Run as Load } from './support/autocannon';
+import { benchConfig } from './support/bench-config';
 
 const ROOT = path.resolve(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -54,12 +54,7 @@ function markdown(bytes: number): string {
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-heavy-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+  const config = benchConfig(dataDir, {
     // a large value links every chunk into HNSW as it is written (the behaviour before staging), for comparison
     ...(process.env.PGVECTOR_DEFER_HNSW_ABOVE ? { PGVECTOR_DEFER_HNSW_ABOVE: process.env.PGVECTOR_DEFER_HNSW_ABOVE } : {}),
     ...(process.env.PGVECTOR_ROWS_PER_TRANSACTION ? { PGVECTOR_ROWS_PER_TRANSACTION: process.env.PGVECTOR_ROWS_PER_TRANSACTION } : {}),

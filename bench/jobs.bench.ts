@@ -20,11 +20,11 @@ import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { InProcessEventBus } from '../adapters/memory/in-process.event-bus';
-import { loadConfig } from '../app/configuration';
 import { jobTracker } from '../app/jobs-services';
 import { startPlatform } from '../app/platform';
 import { scheduleWebhook } from '../core/webhooks/webhooks';
 import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
+import { benchConfig } from './support/bench-config';
 import { summary } from './support/latency';
 import { firstFrame } from './support/sse';
 
@@ -63,12 +63,7 @@ async function main() {
   const receiver = new HttpsWebhookReceiver((attempt) => (attempt === 1 ? 503 : 200));
   const hook = await receiver.start();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-jobs-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+  const config = benchConfig(dataDir, {
     OUTBOUND_ALLOW: `127.0.0.1:${hook.port}`,
     OUTBOUND_CA_FILE: WEBHOOK_RECEIVER_CA_FILE,
     WEBHOOK_RETRY_BACKOFF_MS: '200',

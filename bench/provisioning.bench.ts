@@ -20,11 +20,11 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
-import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { cookingChannel, youtubeUpstream } from '../plugins/sources/youtube/test-fixtures/channel';
 import { FakeHttpServer } from '../test/fakes/fake-http-server';
 import { HttpsWebhookReceiver, WEBHOOK_RECEIVER_CA_FILE } from '../test/fakes/https-webhook-receiver';
+import { benchConfig } from './support/bench-config';
 import { apiKeySession } from './support/bench-session';
 import { percentile, summary } from './support/latency';
 import { firstFrame } from './support/sse';
@@ -52,12 +52,7 @@ async function main() {
   const receiver = new HttpsWebhookReceiver((attempt) => (attempt === 1 && deliveriesSeen++ % 2 === 0 ? 503 : 200));
   const hook = await receiver.start();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-prov-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+  const config = benchConfig(dataDir, {
     PLAN_AGENTS: '1000',
     PLAN_KNOWLEDGE_BASES: '1000',
     INITIAL_CREDITS_USD: '1000',

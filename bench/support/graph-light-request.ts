@@ -10,19 +10,13 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../../adapters/crypto/scrypt.password-hasher';
-import { loadConfig } from '../../app/configuration';
 import { startPlatform } from '../../app/platform';
 import { autocannon, type Run } from './autocannon';
+import { benchConfig } from './bench-config';
 
 export async function lightRequestDuringGraphExtraction(text: string, seconds: number) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-graph-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
-  });
+  const config = benchConfig(dataDir, {});
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const gateway = platform.gatewayUrl;
   try {
