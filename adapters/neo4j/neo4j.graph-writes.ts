@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { type KeyedEntity, resolveEntities } from '../../core/graph/entity-resolution';
 import type { DocumentGraph, GraphScope } from '../../core/ports/graph-store';
 import type { CypherTransaction } from './neo4j.cypher-runner';
 import { integer, relationshipOf, toNumber } from './neo4j.records';
@@ -19,61 +20,25 @@ async function inBatches(tx: Tx, cypher: string, params: Record<string, unknown>
   for (let i = 0; i < rows.length; i += BATCH) await tx.run(cypher, { ...params, rows: rows.slice(i, i + BATCH) });
 }
 
-interface Known {
-  name: string;
-  aliases: Set<string>;
-  confidence: number;
-}
-
 /** Entity ids of the extracted entities, creating new ones and widening the aliases and confidence of known ones. */
-async function resolveEntities(tx: Tx, scope: GraphScope, graph: DocumentGraph, now: string) {
+async function resolveDocumentEntities(tx: Tx, scope: GraphScope, graph: DocumentGraph, now: string) {
   const allKeys = [...new Set(graph.entities.flatMap((e) => e.keys))];
-  const found = allKeys.length ? (await tx.run(CYPHER.resolveKeys, { ...tenant(scope), keys: allKeys })).records : [];
-  const byKey = new Map<string, string>();
-  const known = new Map<string, Known>();
-  for (const r of found) {
-    const id = r.get('id') as string;
-    byKey.set(r.get('key') as string, id);
-    const aliases = (r.get('aliases') as string[] | null) ?? [];
-    known.set(id, {
-      name: r.get('name') as string,
-      aliases: new Set([r.get('name') as string, ...aliases]),
-      confidence: toNumber(r.get('confidence')),
-    });
-  }
-  const creates: Record<string, unknown>[] = [];
-  const changed = new Set<string>();
-  const ids: string[] = [];
-  for (const e of graph.entities) {
-    let id = e.keys.map((k) => byKey.get(k)).find(Boolean);
-    if (!id) {
-      id = randomUUID();
-      creates.push({ id, name: e.name, type: e.type, aliases: e.aliases.filter((a) => a !== e.name), confidence: e.confidence });
-      known.set(id, { name: e.name, aliases: new Set([e.name, ...e.aliases]), confidence: e.confidence });
-    } else {
-      const k = known.get(id)!;
-      for (const a of [e.name, ...e.aliases])
-        if (!k.aliases.has(a)) {
-          k.aliases.add(a);
-          changed.add(id);
-        }
-      if (e.confidence > k.confidence) {
-        k.confidence = e.confidence;
-        changed.add(id);
-      }
-    }
-    for (const key of e.keys) if (!byKey.has(key)) byKey.set(key, id);
-    ids.push(id);
-  }
-  const createdIds = new Set(creates.map((c) => c.id as string));
-  await inBatches(tx, CYPHER.createEntities, { ...tenant(scope), now }, creates);
-  const updates = [...changed]
-    .filter((id) => !createdIds.has(id))
-    .map((id) => {
-      const k = known.get(id)!;
-      return { id, aliases: [...k.aliases].filter((a) => a !== k.name), confidence: k.confidence };
-    });
-  await inBatches(tx, CYPHER.updateEntities, { ...tenant(scope), now }, updates);
+  const records = allKeys.length ? (await tx.run(CYPHER.resolveKeys, { ...tenant(scope), keys: allKeys })).records : [];
+  const found: KeyedEntity[] = records.map((r) => ({
+    key: r.get('key') as string,
+    id: r.get('id') as string,
+    name: r.get('name') as string,
+    aliases: (r.get('aliases') as string[] | null) ?? [],
+    confidence: toNumber(r.get('confidence')),
+  }));
+  const { byKey, ids, inserts, changed } = resolveEntities(graph.entities, found, randomUUID);
+  await inBatches(tx, CYPHER.createEntities, { ...tenant(scope), now }, inserts);
+  await inBatches(
+    tx,
+    CYPHER.updateEntities,
+    { ...tenant(scope), now },
+    changed.map(({ id, aliases, confidence }) => ({ id, aliases, confidence })),
+  );
   const keyRows = [...byKey.entries()].map(([key, entityId]) => ({ key, entityId }));
   await inBatches(tx, CYPHER.addKeys, tenant(scope), keyRows);
   return { byKey, ids };
@@ -89,7 +54,7 @@ export async function replaceDocumentGraph(
   const cleared = await tx.run(CYPHER.clearMentions, doc);
   const touched = (cleared.records[0]?.get('touched') as string[] | undefined) ?? [];
   await tx.run(CYPHER.clearRelationships, doc);
-  const { byKey, ids } = await resolveEntities(tx, scope, graph, now);
+  const { byKey, ids } = await resolveDocumentEntities(tx, scope, graph, now);
 
   const mentions = new Map<string, { entityId: string; chunkIndex: number; count: number }>();
   graph.entities.forEach((e, i) => {

@@ -6,10 +6,8 @@ import { randomUUID } from 'node:crypto';
 
 import type { Knex } from 'knex';
 
+import { type EntityResolution, type KeyedEntity, resolveEntities } from '../../core/graph/entity-resolution';
 import type { DocumentGraph, GraphScope } from '../../core/ports/graph-store';
-
-type Resolved = { byKey: Map<string, string>; ids: string[]; inserts: EntityRow[]; changed: EntityRow[] };
-type EntityRow = { id: string; name: string; type: string; aliases: string[]; confidence: number };
 
 /** Removes the mentions and relationships of a document; returns the entities it mentioned. */
 async function clearDocument(trx: Knex.Transaction, scope: GraphScope & { documentId: string }): Promise<string[]> {
@@ -23,7 +21,7 @@ async function clearDocument(trx: Knex.Transaction, scope: GraphScope & { docume
 }
 
 /** Entity ids of the extracted entities: existing ones found by any key (one query), new ones to insert. */
-async function resolveEntities(trx: Knex.Transaction, scope: GraphScope, graph: DocumentGraph): Promise<Resolved> {
+async function resolveDocumentEntities(trx: Knex.Transaction, scope: GraphScope, graph: DocumentGraph): Promise<EntityResolution> {
   const allKeys = [...new Set(graph.entities.flatMap((e) => e.keys))];
   // primary-key probes per key (LATERAL ... LIMIT 1): PGlite has no statistics to plan a join by
   const found = allKeys.length
@@ -34,53 +32,9 @@ async function resolveEntities(trx: Knex.Transaction, scope: GraphScope, graph: 
            CROSS JOIN LATERAL (SELECT id, name, aliases, confidence FROM graph_entities WHERE id = k.entity_id LIMIT 1) e`,
           [allKeys, scope.knowledgeBaseId],
         )
-      ).rows as { key: string; id: string; name: string; aliases: string[]; confidence: number }[])
+      ).rows as KeyedEntity[])
     : [];
-  const byKey = new Map<string, string>(found.map((r) => [r.key, r.id]));
-  const existing = new Map<string, { name: string; aliases: Set<string>; confidence: number }>();
-  for (const r of found) existing.set(r.id, { name: r.name, aliases: new Set([r.name, ...r.aliases]), confidence: Number(r.confidence) });
-  const inserts: EntityRow[] = [];
-  const ids: string[] = [];
-  const changed = new Set<string>();
-  for (const e of graph.entities) {
-    let id = e.keys.map((k) => byKey.get(k)).find(Boolean);
-    if (!id) {
-      id = randomUUID();
-      inserts.push({ id, name: e.name, type: e.type, aliases: e.aliases.filter((a) => a !== e.name), confidence: e.confidence });
-      existing.set(id, { name: e.name, aliases: new Set([e.name, ...e.aliases]), confidence: e.confidence });
-    } else {
-      const known = existing.get(id)!;
-      for (const a of [e.name, ...e.aliases])
-        if (!known.aliases.has(a)) {
-          known.aliases.add(a);
-          changed.add(id);
-        }
-      if (e.confidence > known.confidence) {
-        known.confidence = e.confidence;
-        changed.add(id);
-      }
-    }
-    for (const k of e.keys) if (!byKey.has(k)) byKey.set(k, id);
-    ids.push(id);
-  }
-  // rows as they end up: a new entity named again later in the document is inserted with what it gained
-  const final = (e: { id: string; type: string }): EntityRow => {
-    const known = existing.get(e.id)!;
-    return {
-      id: e.id,
-      name: known.name,
-      type: e.type,
-      aliases: [...known.aliases].filter((a) => a !== known.name),
-      confidence: known.confidence,
-    };
-  };
-  const inserted = new Set(inserts.map((e) => e.id));
-  return {
-    byKey,
-    ids,
-    inserts: inserts.map(final),
-    changed: [...changed].filter((id) => !inserted.has(id)).map((id) => final({ id, type: '' })),
-  };
+  return resolveEntities(graph.entities, found, randomUUID);
 }
 
 export async function replaceDocumentGraph(
@@ -90,7 +44,7 @@ export async function replaceDocumentGraph(
   now: string,
 ): Promise<{ entities: number; relationships: number }> {
   const touched = await clearDocument(trx, scope);
-  const { byKey, ids, inserts, changed } = await resolveEntities(trx, scope, graph);
+  const { byKey, ids, inserts, changed } = await resolveDocumentEntities(trx, scope, graph);
   const mentions = new Map<string, { entityId: string; chunkIndex: number; count: number }>();
   graph.entities.forEach((e, i) => {
     for (const m of e.mentions) {
