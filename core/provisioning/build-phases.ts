@@ -11,8 +11,8 @@ import { isDomainError } from '../shared/errors';
 import type { SourceItemContent } from '../sources/source-plugin';
 import { sourceContext } from '../sources/sources-deps';
 import { analyzeOffline } from './analysis';
-import { analysisModelOf, analyzeWithModel } from './model-analysis';
 import { BuildFailure, type BuildPhase, type BuildRecord, type BuildState, phaseProgress } from './build';
+import { analysisModelOf, analyzeWithModel } from './model-analysis';
 import type { ProvisioningDeps } from './provisioning-deps';
 
 /** The user behind the API key, acting as an admin of the key's organization (keys are issued by owners and admins). */
