@@ -5,7 +5,7 @@
  * build still ends ready.
  */
 import { cookingChannel } from '../../plugins/sources/youtube/test-fixtures/channel';
-import { FakeOpenAi } from '../fakes/fake-openai';
+import { FakeOpenAi, openAiErrorBody } from '../fakes/fake-openai';
 import { fromUrl, type ProvisioningWorld, settled, startProvisioningWorld } from './provisioning-support';
 
 const MODEL = 'openai/gpt-4o-mini';
@@ -20,10 +20,11 @@ const fake = new FakeOpenAi();
 let w: ProvisioningWorld;
 const chef = cookingChannel('modelchef', 6, 'UCmodelchef0000000000000');
 const broken = cookingChannel('brokenchef', 6, 'UCbrokenchef000000000000');
+const outage = cookingChannel('outagechef', 6, 'UCoutagechef000000000000');
 
 beforeAll(async () => {
   await fake.start();
-  w = await startProvisioningWorld([chef, broken], {
+  w = await startProvisioningWorld([chef, broken, outage], {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_MAX_RETRIES: '0',
@@ -90,5 +91,20 @@ describe('model-backed channel analysis', () => {
     expect(agent.body.name).not.toBe('Half an answer');
     // the failed call was still billed
     expect(await billedAnalyses()).toHaveLength(2);
+  });
+
+  it('falls back to the offline analysis with a warning when the provider fails; the build is still ready', async () => {
+    fake.reply = JSON.stringify(MODEL_ANALYSIS);
+    fake.replyOnce({ status: 500, json: openAiErrorBody('The server had an error', 'server_error') });
+    const before = analysisCalls().length;
+    const r = await fromUrl(w, { url: 'https://www.youtube.com/@outagechef' });
+    expect(r.status).toBe(202);
+    const done = await settled(w, r.body.buildId);
+    expect(done.status).toBe('ready');
+    expect(analysisCalls()).toHaveLength(before + 1);
+    expect(done.warning).toContain('The agent was described offline because the model call failed');
+    expect(done.starterQuestions).not.toEqual(MODEL_ANALYSIS.starterQuestions);
+    const agent = await w.p.http.get(`/api/public/agents/${done.agentSlug}`);
+    expect(agent.body.name).toBe(`${done.channelTitle} Assistant`);
   });
 });
