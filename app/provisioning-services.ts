@@ -4,28 +4,50 @@
  * builds nobody runs (lost message, dead worker), so every build ends.
  */
 import type { AgentDeps } from '../core/agents/agent-deps';
+import { type BillingDeps, ensureCredits } from '../core/billing/billing';
+import { modelPrice, providerCost } from '../core/chat/chat-billing';
 import type { CatalogueDeps } from '../core/models/catalogue';
 import type { Subscription } from '../core/ports/job-queue';
 import { BUILD_QUEUE, type BuildJobPayload } from '../core/provisioning/build';
+import { ANALYSIS_SCHEMA, type AnalysisModels } from '../core/provisioning/model-analysis';
 import { DEFAULT_PROVISIONING_SETTINGS, type ProvisioningDeps } from '../core/provisioning/provisioning-deps';
 import { requeueStaleBuilds, runBuild } from '../core/provisioning/run-build';
 import type { SourcesDeps } from '../core/sources/sources-deps';
+import { ajvOptionsValidator } from '../plugins/kit/ajv-options-validator';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
 
+/** Model-backed analysis through the chat model router, priced from the catalogue like a chat turn. */
+export function analysisModels(infra: Infrastructure, billing: BillingDeps): AnalysisModels {
+  const model = infra.config.settings.PROVISIONING_ANALYSIS_MODEL;
+  return {
+    defaultModel: typeof model === 'string' && model ? model : null,
+    chat: infra.chat.chatModel,
+    validate: ajvOptionsValidator().compile(ANALYSIS_SCHEMA as unknown as Record<string, unknown>),
+    billing,
+    async priceFor(organizationId, id) {
+      const price = await modelPrice(infra.store.repos, id);
+      if (!price.isFree) await ensureCredits(billing, organizationId);
+      return (usage) => providerCost(price, { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
+    },
+  };
+}
+
 export function buildProvisioningDeps(
   infra: Infrastructure,
-  areas: { sources: SourcesDeps; agents: AgentDeps; catalogue: CatalogueDeps },
+  areas: { sources: SourcesDeps; agents: AgentDeps; catalogue: CatalogueDeps; billing: BillingDeps },
 ): ProvisioningDeps {
   const p = infra.config.provisioning;
+  const { billing, ...rest } = areas;
   return {
     store: infra.store,
     clock: infra.clock,
     ids: infra.ids,
     queue: infra.queue,
     jobs: jobTracker(infra),
-    ...areas,
+    ...rest,
+    analysis: analysisModels(infra, billing),
     settings: {
       ...DEFAULT_PROVISIONING_SETTINGS,
       leaseMs: p.leaseMs,

@@ -137,7 +137,7 @@ export function buildServices(infra: Infrastructure): Services {
       channelOutbound: async (job) => void (await infra.queue.enqueue<OutboundJob>(CHANNEL_OUTBOUND_QUEUE, job)),
     },
     jobs: buildJobDeps(infra),
-    provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue }),
+    provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue, billing }),
     contacts,
     channels: buildChannelDeps(infra, contacts, chat),
     analytics: buildAnalyticsDeps(infra),

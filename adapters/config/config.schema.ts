@@ -47,6 +47,12 @@ export const configSchema = {
       description:
         'Catalogue id of the chat model that extracts knowledge graphs (a knowledge base may name its own in settings.graphExtractionModel); unset: the offline extractor',
     },
+    PROVISIONING_ANALYSIS_MODEL: {
+      type: 'string',
+      pattern: '^[^/]+/.+$',
+      description:
+        'Catalogue id of the chat model that writes a provisioned agent (name, description, prompt, starter questions) when the build names no model; unset: offline analysis',
+    },
     MODEL_SYNC_URL: { type: 'string', format: 'uri', description: 'OpenRouter-style models listing' },
     INITIAL_CREDITS_USD: { type: 'number', minimum: 0, default: 5 },
     BILLING_MARGIN_MULTIPLIER: { type: 'number', minimum: 1, default: 1.2 },

@@ -12,6 +12,7 @@ import type { SourceItemContent } from '../sources/source-plugin';
 import { sourceContext } from '../sources/sources-deps';
 import { analyzeOffline } from './analysis';
 import { BuildFailure, type BuildPhase, type BuildRecord, type BuildState, phaseProgress } from './build';
+import { analysisModelOf, analyzeWithModel } from './model-analysis';
 import type { ProvisioningDeps } from './provisioning-deps';
 
 /** The user behind the API key, acting as an admin of the key's organization (keys are issued by owners and admins). */
@@ -95,14 +96,23 @@ export async function scrape(deps: ProvisioningDeps, build: BuildRecord): Promis
 }
 
 export async function analyze(deps: ProvisioningDeps, build: BuildRecord): Promise<BuildRecord> {
-  const items = build.state.items ?? [];
-  const analysis = analyzeOffline({
+  const input = {
     channelTitle: build.state.channelTitle ?? '',
     platform: build.sourceType,
     intent: build.intent,
-    items,
-  });
-  return saveState(deps, build, { ...build.state, analysis });
+    items: build.state.items ?? [],
+  };
+  const model = deps.analysis ? analysisModelOf(build.model, deps.analysis.defaultModel) : null;
+  if (deps.analysis && model) {
+    const result = await analyzeWithModel(deps.analysis, { ...input, organizationId: build.organizationId, buildId: build.id, model });
+    if (result.analysis) return saveState(deps, build, { ...build.state, analysis: result.analysis });
+    // never fail the build over the model: the offline analysis stands in, and the event says so
+    deps.log('warn', 'provisioning analysis fell back to offline', { buildId: build.id, model, reason: result.reason });
+    const warning = [build.state.warning, `The agent was described offline because ${result.reason}`].filter(Boolean).join('; ');
+    await deps.jobs.progress(build.id, { body: { platform: build.sourceType, channelTitle: input.channelTitle, warning } });
+    return saveState(deps, build, { ...build.state, analysis: analyzeOffline(input), warning });
+  }
+  return saveState(deps, build, { ...build.state, analysis: analyzeOffline(input) });
 }
 
 export async function provision(deps: ProvisioningDeps, build: BuildRecord): Promise<BuildRecord> {

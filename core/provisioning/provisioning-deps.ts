@@ -6,6 +6,7 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { Store } from '../ports/store';
 import type { SourcesDeps } from '../sources/sources-deps';
+import type { AnalysisModels } from './model-analysis';
 import type { TurnstileSettings } from './turnstile';
 
 export interface ProvisioningSettings {
@@ -53,4 +54,6 @@ export interface ProvisioningDeps {
   catalogue: CatalogueDeps;
   settings: ProvisioningSettings;
   log: ProvisioningLog;
+  /** Model-backed analysis; absent: always the offline analysis. */
+  analysis?: AnalysisModels;
 }
