@@ -7,15 +7,15 @@
  * chunk and evidence sentence; pinned entities win over the model's names and types. Token usage is summed
  * for billing by the caller.
  */
-import type { OptionsValidator } from '../plugin-contract/plugin-registry';
 import type { ChatModel } from '../ports/chat-model';
 import type { ExtractedEntity, ExtractedRelationship, GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
 import type { PinnedEntity } from '../ports/graph-store';
+import { type CompiledSchema, parseStructuredReply } from '../shared/structured-reply';
 import { EXTRACTION_SCHEMA, extractionPrompt, type ModelExtraction } from './model-extraction-schema';
 import { cleanName, foldName, normalizeType } from './names';
 
 /** A schema compiled by the OptionsValidator port. */
-export type CompiledSchema = ReturnType<OptionsValidator['compile']>;
+export type { CompiledSchema };
 
 /** Chunks sent at once to the provider. */
 const CONCURRENCY = 3;
@@ -107,21 +107,8 @@ export function mergeChunkExtractions(chunks: { index: number; output: ModelExtr
 }
 
 /** Parses and validates one reply; null when it is not JSON of the extraction schema. */
-export function parseReply(text: string, validate: CompiledSchema): ModelExtraction | null {
-  const body = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '');
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return null;
-  const checked = validate(json as Record<string, unknown>);
-  return checked.valid ? (checked.value as unknown as ModelExtraction) : null;
-}
+export const parseReply = (text: string, validate: CompiledSchema): ModelExtraction | null =>
+  parseStructuredReply(text, validate) as unknown as ModelExtraction | null;
 
 export function modelGraphExtractor(deps: ModelExtractorDeps): GraphExtractor {
   return {

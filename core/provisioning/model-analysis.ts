@@ -8,6 +8,7 @@
 import { type BillingDeps, charge } from '../billing/billing';
 import type { OptionsValidator } from '../plugin-contract/plugin-registry';
 import type { ChatModel } from '../ports/chat-model';
+import { parseStructuredReply } from '../shared/structured-reply';
 import type { SourceItemContent } from '../sources/source-plugin';
 import type { BuildAnalysis } from './build';
 
@@ -109,19 +110,8 @@ export async function analyzeWithModel(
 }
 
 export function parseAnalysis(text: string, validate: AnalysisModels['validate']): BuildAnalysis | null {
-  const body = text
-    .trim()
-    .replace(/^```(?:json)?\s*/i, '')
-    .replace(/\s*```$/, '');
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    return null;
-  }
-  if (!json || typeof json !== 'object' || Array.isArray(json)) return null;
-  const checked = validate(json as Record<string, unknown>);
-  if (!checked.valid) return null;
-  const a = checked.value as unknown as BuildAnalysis;
+  const checked = parseStructuredReply(text, validate);
+  if (!checked) return null;
+  const a = checked as unknown as BuildAnalysis;
   return { name: a.name.trim(), description: a.description.trim(), systemPrompt: a.systemPrompt, starterQuestions: a.starterQuestions };
 }
