@@ -9,6 +9,7 @@ import { modelPrice, providerCost } from '../core/chat/chat-billing';
 import type { CatalogueDeps } from '../core/models/catalogue';
 import type { Subscription } from '../core/ports/job-queue';
 import { BUILD_QUEUE, type BuildJobPayload } from '../core/provisioning/build';
+import { DEFAULT_MEDIA_SETTINGS, type MediaTranscription } from '../core/provisioning/media-transcripts';
 import { ANALYSIS_SCHEMA, type AnalysisModels } from '../core/provisioning/model-analysis';
 import { DEFAULT_PROVISIONING_SETTINGS, type ProvisioningDeps } from '../core/provisioning/provisioning-deps';
 import { requeueStaleBuilds, runBuild } from '../core/provisioning/run-build';
@@ -18,6 +19,14 @@ import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 import { jobTracker } from './jobs-services';
 
+/** Catalogue prices of a model call; a paid model needs credits first. */
+const pricing = (infra: Infrastructure, billing: BillingDeps) => async (organizationId: string, id: string) => {
+  const price = await modelPrice(infra.store.repos, id);
+  if (!price.isFree) await ensureCredits(billing, organizationId);
+  return (usage: { promptTokens: number; completionTokens: number }) =>
+    providerCost(price, { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
+};
+
 /** Model-backed analysis through the chat model router, priced from the catalogue like a chat turn. */
 export function analysisModels(infra: Infrastructure, billing: BillingDeps): AnalysisModels {
   const model = infra.config.settings.PROVISIONING_ANALYSIS_MODEL;
@@ -26,12 +35,14 @@ export function analysisModels(infra: Infrastructure, billing: BillingDeps): Ana
     chat: infra.chat.chatModel,
     validate: ajvOptionsValidator().compile(ANALYSIS_SCHEMA as unknown as Record<string, unknown>),
     billing,
-    async priceFor(organizationId, id) {
-      const price = await modelPrice(infra.store.repos, id);
-      if (!price.isFree) await ensureCredits(billing, organizationId);
-      return (usage) => providerCost(price, { ...usage, totalTokens: usage.promptTokens + usage.completionTokens });
-    },
+    priceFor: pricing(infra, billing),
   };
+}
+
+/** Transcription of caption-less media through the transcriber uploads use (TRANSCRIPTION_PROVIDER); none without one. */
+export function mediaTranscription(infra: Infrastructure, billing: BillingDeps): MediaTranscription | undefined {
+  const transcriber = infra.knowledge.transcriber;
+  return transcriber ? { transcriber, billing, priceFor: pricing(infra, billing) } : undefined;
 }
 
 export function buildProvisioningDeps(
@@ -39,6 +50,7 @@ export function buildProvisioningDeps(
   areas: { sources: SourcesDeps; agents: AgentDeps; catalogue: CatalogueDeps; billing: BillingDeps },
 ): ProvisioningDeps {
   const p = infra.config.provisioning;
+  const settings = infra.config.settings;
   const { billing, ...rest } = areas;
   return {
     store: infra.store,
@@ -48,12 +60,19 @@ export function buildProvisioningDeps(
     jobs: jobTracker(infra),
     ...rest,
     analysis: analysisModels(infra, billing),
+    transcription: mediaTranscription(infra, billing),
     settings: {
       ...DEFAULT_PROVISIONING_SETTINGS,
       leaseMs: p.leaseMs,
       phaseTimeoutMs: p.phaseTimeoutMs,
       freshForMs: p.freshForHours * 3600_000,
       turnstile: p.turnstile,
+      media: {
+        ...DEFAULT_MEDIA_SETTINGS,
+        maxBytes: Number(settings.PROVISIONING_MEDIA_MAX_BYTES ?? DEFAULT_MEDIA_SETTINGS.maxBytes),
+        timeoutMs: Number(settings.PROVISIONING_MEDIA_TIMEOUT_MS ?? DEFAULT_MEDIA_SETTINGS.timeoutMs),
+        previewTranscriptions: Number(settings.PROVISIONING_PREVIEW_TRANSCRIPTIONS ?? DEFAULT_MEDIA_SETTINGS.previewTranscriptions),
+      },
     },
     log: (level, message, extra) => infra.log(level, message, extra),
   };

@@ -157,6 +157,26 @@ export const configSchema = {
       default: 90000,
       description: 'Bound of one build phase; indexing past it ends ready, other phases fail',
     },
+    PROVISIONING_MEDIA_MAX_BYTES: {
+      type: 'integer',
+      minimum: 1,
+      default: 26214400,
+      description: 'Largest media file of a caption-less video or reel a build fetches to transcribe (skipped with a warning when larger)',
+    },
+    PROVISIONING_MEDIA_TIMEOUT_MS: {
+      type: 'integer',
+      minimum: 100,
+      maximum: 3600000,
+      default: 60000,
+      description: 'Bound of one media fetch and of one transcription during a build',
+    },
+    PROVISIONING_PREVIEW_TRANSCRIPTIONS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 8,
+      default: 3,
+      description: 'Media transcribed at most in a preview build (full builds: 20)',
+    },
     TURNSTILE_SECRET_KEY: {
       type: 'string',
       description: 'Bot-check secret; when set, from-url needs a turnstileToken verified server-side',

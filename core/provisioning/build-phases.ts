@@ -12,6 +12,7 @@ import type { SourceItemContent } from '../sources/source-plugin';
 import { sourceContext } from '../sources/sources-deps';
 import { analyzeOffline } from './analysis';
 import { BuildFailure, type BuildPhase, type BuildRecord, type BuildState, phaseProgress } from './build';
+import { transcribeMedia } from './media-transcripts';
 import { analysisModelOf, analyzeWithModel } from './model-analysis';
 import type { ProvisioningDeps } from './provisioning-deps';
 
@@ -58,7 +59,7 @@ const scrapeFailure = (error: unknown): BuildFailure => {
   return new BuildFailure('scrape_failed', error instanceof Error ? error.message : 'The channel could not be read');
 };
 
-export async function scrape(deps: ProvisioningDeps, build: BuildRecord): Promise<BuildRecord> {
+export async function scrape(deps: ProvisioningDeps, build: BuildRecord, deadline: number): Promise<BuildRecord> {
   const registry = deps.sources.registry;
   const plugin = registry.get(build.sourceType);
   const max = build.mode === 'preview' ? deps.settings.previewItems : deps.settings.fullItems;
@@ -85,12 +86,21 @@ export async function scrape(deps: ProvisioningDeps, build: BuildRecord): Promis
   } catch (error) {
     throw scrapeFailure(error);
   }
-  const readable = items.filter((i) => i.text.trim());
+  const media = await transcribeMedia(deps.transcription, deps.sources.fetcher, deps.settings.media, {
+    organizationId: build.organizationId,
+    buildId: build.id,
+    mode: build.mode,
+    items,
+    deadline,
+    onProgress: async (done, total) => void (await deps.jobs.progress(build.id, { detail: `${done} of ${total} media transcribed` })),
+  });
+  if (media.warning) deps.log('warn', 'provisioning media not transcribed', { buildId: build.id, warning: media.warning });
+  const readable = media.items.filter((i) => i.text.trim());
   if (!readable.length) throw new BuildFailure('private_or_empty', 'The channel has no public content to learn from');
   const channelTitle = title?.trim() || new URL(build.url).pathname.replace(/^\/+/, '') || build.url;
   const chars = readable.reduce((n, i) => n + i.text.length, 0);
-  const warning =
-    chars < deps.settings.thinContentChars ? 'Little content was found; the agent may answer only a few questions' : undefined;
+  const thin = chars < deps.settings.thinContentChars ? 'Little content was found; the agent may answer only a few questions' : undefined;
+  const warning = [media.warning, thin].filter(Boolean).join('; ') || undefined;
   await deps.jobs.progress(build.id, { body: { platform: build.sourceType, channelTitle, ...(warning ? { warning } : {}) } });
   return saveState(deps, build, { ...build.state, items: readable, channelTitle, ...(warning ? { warning } : {}) });
 }

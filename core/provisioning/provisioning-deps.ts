@@ -6,6 +6,8 @@ import type { IdGenerator } from '../ports/id-generator';
 import type { JobQueue } from '../ports/job-queue';
 import type { Store } from '../ports/store';
 import type { SourcesDeps } from '../sources/sources-deps';
+import type { MediaSettings, MediaTranscription } from './media-transcripts';
+import { DEFAULT_MEDIA_SETTINGS } from './media-transcripts';
 import type { AnalysisModels } from './model-analysis';
 import type { TurnstileSettings } from './turnstile';
 
@@ -27,6 +29,8 @@ export interface ProvisioningSettings {
   maxRuns: number;
   /** Bot-check verification; null when no secret is configured (no token needed). */
   turnstile: TurnstileSettings | null;
+  /** Media of caption-less items: fetch bounds and transcriptions per build. */
+  media: MediaSettings;
 }
 
 export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = {
@@ -39,6 +43,7 @@ export const DEFAULT_PROVISIONING_SETTINGS: ProvisioningSettings = {
   thinContentChars: 600,
   maxRuns: 3,
   turnstile: null,
+  media: DEFAULT_MEDIA_SETTINGS,
 };
 
 export type ProvisioningLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: unknown) => void;
@@ -56,4 +61,6 @@ export interface ProvisioningDeps {
   log: ProvisioningLog;
   /** Model-backed analysis; absent: always the offline analysis. */
   analysis?: AnalysisModels;
+  /** Transcription of media without captions; absent (no transcription model): none. */
+  transcription?: MediaTranscription;
 }

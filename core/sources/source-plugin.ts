@@ -25,6 +25,11 @@ export interface SourceItemContent {
   author?: string;
   /** Short description (meta description, feed summary); light-scrape shows it. */
   excerpt?: string;
+  /**
+   * Audio or video of an item that has no captions or transcript of its own (a caption-less video or reel).
+   * A provisioning build may transcribe it when a transcription model is configured; syncs ignore it.
+   */
+  mediaUrl?: string;
 }
 
 /** An item as listed; `item` is set when listing already read its content (feeds, crawled pages). */

@@ -7,6 +7,8 @@ import { FakeHttpServer, type FakeReply, type RecordedRequest, sseFrame } from '
 export class FakeOpenAi extends FakeHttpServer {
   /** Text of the next chat completions. */
   reply = 'Refunds take fourteen days.';
+  /** Text of the next audio transcriptions. */
+  transcript = ' Hello from the recording. ';
   /** Base URL to give the SDK (`http://127.0.0.1:<port>/v1`). */
   baseURL = '';
   /** Answers of the next chat completions that call tools instead of replying (one entry per completion). */
@@ -68,7 +70,7 @@ function route(fake: FakeOpenAi, request: RecordedRequest): FakeReply | undefine
       return body.stream ? chatStream(fake.reply, body) : chatCompletion(fake.reply, body);
     }
     case 'POST /v1/audio/transcriptions':
-      return { json: { task: 'transcribe', language: 'english', duration: 3.5, text: ' Hello from the recording. ', segments: [] } };
+      return { json: { task: 'transcribe', language: 'english', duration: 3.5, text: fake.transcript, segments: [] } };
     case 'POST /v1/audio/speech':
       return { headers: { 'content-type': 'audio/mpeg' }, body: Buffer.from('ID3\u0004fake-mp3-bytes') };
     default:

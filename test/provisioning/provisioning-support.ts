@@ -20,7 +20,7 @@ export interface ProvisioningWorld {
   close(): Promise<void>;
 }
 
-/** `env.OUTBOUND_ALLOW` adds hosts to the fakes' (a webhook receiver). */
+/** `env.OUTBOUND_ALLOW` adds hosts to the fakes' (a webhook receiver); `env.YOUTUBE_MEDIA_URL` may be a path on the fake YouTube. */
 export async function startProvisioningWorld(
   channels: FakeChannel[],
   env: Record<string, string> = {},
@@ -39,7 +39,9 @@ export async function startProvisioningWorld(
   const base = await youtube.start();
   const instagramBase = await instagram.start();
   const allow = [new URL(base).host, new URL(instagramBase).host, ...(env.OUTBOUND_ALLOW ? [env.OUTBOUND_ALLOW] : [])].join(',');
-  const platformEnv = { YOUTUBE_BASE_URL: base, INSTAGRAM_BASE_URL: instagramBase, ...env, OUTBOUND_ALLOW: allow };
+  const platformEnv: Record<string, string> = { YOUTUBE_BASE_URL: base, INSTAGRAM_BASE_URL: instagramBase, ...env, OUTBOUND_ALLOW: allow };
+  // A path for YOUTUBE_MEDIA_URL means "on the fake YouTube", whose port is known only now.
+  if (env.YOUTUBE_MEDIA_URL?.startsWith('/')) platformEnv.YOUTUBE_MEDIA_URL = `${base}${env.YOUTUBE_MEDIA_URL}`;
   const p = await startTestPlatform(platformEnv);
   const owner = await registerUser(p.http, { label: 'builder' });
   const key = await apiKey(p, owner, ['agents:write']);

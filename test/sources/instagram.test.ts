@@ -156,8 +156,14 @@ describe('reading a profile from a local fake Instagram', () => {
       text: expect.stringContaining('sourdough starter'),
       publishedAt: '2024-05-28T12:00:00.000Z',
     });
+    // A reel without a caption carries its video file for a build to transcribe; captioned posts do not.
+    expect(listing.items[3].item).toMatchObject({
+      text: '',
+      mediaUrl: `https://scontent.cdninstagram.com/o1/v/t16/f2/m86/${baker.posts[3].shortcode}.mp4`,
+    });
+    expect(listing.items[0].item!.mediaUrl).toBeUndefined();
     const media = graph.requests.find((r) => r.path.startsWith(`/${baker.id}/media`))!;
-    expect(new URL(media.path, 'http://x').searchParams.get('fields')).toBe('caption,media_type,permalink,timestamp');
+    expect(new URL(media.path, 'http://x').searchParams.get('fields')).toBe('caption,media_type,media_url,permalink,timestamp');
     expect(site.requests).toHaveLength(0);
 
     await expect(list('https://www.instagram.com/hiddenbakes', 5, { INSTAGRAM_ACCESS_TOKEN: token })).rejects.toMatchObject({

@@ -33,7 +33,7 @@ const plugin = {
 `;
 
 const OPTIONAL_SECRETS: Record<string, string[]> = {
-  youtube: ['YOUTUBE_API_KEY', 'YOUTUBE_BASE_URL', 'YOUTUBE_DATA_API_URL'],
+  youtube: ['YOUTUBE_API_KEY', 'YOUTUBE_BASE_URL', 'YOUTUBE_DATA_API_URL', 'YOUTUBE_MEDIA_URL'],
   instagram: ['INSTAGRAM_ACCESS_TOKEN', 'INSTAGRAM_BASE_URL', 'INSTAGRAM_GRAPH_API_URL'],
 };
 

@@ -76,6 +76,7 @@ interface WebUser {
 interface WebPost {
   shortcode?: string;
   is_video?: boolean;
+  video_url?: string;
   taken_at_timestamp?: number;
   edge_media_to_caption?: { edges?: { node?: { text?: string } }[] };
 }
@@ -85,7 +86,20 @@ export interface Post {
   caption: string;
   isVideo: boolean;
   publishedAt?: string;
+  /** The video file of a reel or video post (`video_url`, Graph `media_url`). */
+  videoUrl?: string;
 }
+
+/** A media URL as listed (absolute on Instagram's CDN; resolved against the base so a local fake can serve it). */
+const mediaUrlOf = (value: unknown, base: string): string | undefined => {
+  if (typeof value !== 'string' || !value) return undefined;
+  try {
+    const url = new URL(value, `${base}/`);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+};
 
 export interface Profile {
   handle: string;
@@ -115,6 +129,7 @@ async function webProfile(ctx: SourceContext, handle: string, ep: InstagramEndpo
       caption: String(n.edge_media_to_caption?.edges?.[0]?.node?.text ?? ''),
       isVideo: n.is_video === true,
       publishedAt: typeof n.taken_at_timestamp === 'number' ? new Date(n.taken_at_timestamp * 1000).toISOString() : undefined,
+      videoUrl: n.is_video === true ? mediaUrlOf(n.video_url, ep.base) : undefined,
     }));
   return { handle: user.username?.toLowerCase() || handle, fullName: user.full_name ?? '', biography: user.biography ?? '', posts };
 }
@@ -143,6 +158,7 @@ interface GraphMedia {
   id?: string;
   caption?: string;
   media_type?: string;
+  media_url?: string;
   permalink?: string;
   timestamp?: string;
 }
@@ -154,7 +170,7 @@ async function graphProfile(ctx: SourceContext, handle: string, ep: InstagramEnd
   });
   if (!me.id || me.username?.toLowerCase() !== handle) return null;
   const media = await graphJson<{ data?: GraphMedia[] }>(ctx, ep, `/${encodeURIComponent(me.id)}/media`, {
-    fields: 'caption,media_type,permalink,timestamp',
+    fields: 'caption,media_type,media_url,permalink,timestamp',
     limit: String(Math.min(max, 100)),
   });
   const posts = (media.data ?? []).slice(0, max).map((m) => ({
@@ -162,6 +178,7 @@ async function graphProfile(ctx: SourceContext, handle: string, ep: InstagramEnd
     shortcode: /\/(?:p|reel|tv)\/([A-Za-z0-9_-]+)/.exec(m.permalink ?? '')?.[1] ?? String(m.id ?? ''),
     caption: m.caption ?? '',
     isVideo: m.media_type === 'VIDEO' || m.media_type === 'REELS',
+    videoUrl: m.media_type === 'VIDEO' || m.media_type === 'REELS' ? mediaUrlOf(m.media_url, ep.graphApi) : undefined,
     publishedAt: m.timestamp ? new Date(m.timestamp.replace(/([+-]\d\d)(\d\d)$/, '$1:$2')).toISOString() : undefined,
   }));
   return { handle, fullName: me.name ?? '', biography: me.biography ?? '', posts: posts.filter((p) => p.shortcode) };
@@ -191,6 +208,8 @@ export function postItem(post: Post, handle: string): SourceItemContent {
     publishedAt: post.publishedAt,
     author: `@${handle}`,
     excerpt: post.caption.slice(0, 500) || undefined,
+    // A reel without a caption has nothing to read but its sound: a build may transcribe it.
+    ...(!post.caption.trim() && post.videoUrl ? { mediaUrl: post.videoUrl } : {}),
   };
 }
 

@@ -2,7 +2,8 @@
  * `youtube`: a YouTube channel (`@handle`, `/channel/UC…`, `/c/…`, `/user/…`; video and youtu.be URLs are
  * read as their channel). Each recent video is an item: its captions, else its description. Public feeds by
  * default; the Data API when YOUTUBE_API_KEY is set. YOUTUBE_BASE_URL and YOUTUBE_DATA_API_URL move the
- * upstreams (tests point them at a local fake).
+ * upstreams (tests point them at a local fake). YOUTUBE_MEDIA_URL, when set, gives a caption-less video a media
+ * URL a provisioning build may transcribe.
  */
 import { DomainError } from '../../../core/shared/errors';
 import type { SourcePlugin } from '../../../core/sources/source-plugin';
@@ -23,6 +24,12 @@ const plugin: SourcePlugin = {
       required: false,
     },
     { name: 'YOUTUBE_DATA_API_URL', description: 'Base URL of the YouTube Data API; default https://www.googleapis.com', required: false },
+    {
+      name: 'YOUTUBE_MEDIA_URL',
+      description:
+        'Base URL of a media service answering GET <url>/<videoId> with the audio or video of a video (YouTube has no public one); when set, a build transcribes videos without captions; unset: it does not',
+      required: false,
+    },
   ],
   capabilities: ['detect', 'preview', 'schedule'],
   urls: {

@@ -24,6 +24,8 @@ export interface YouTubeEndpoints {
   base: string;
   dataApi: string;
   apiKey?: string;
+  /** Where a video's audio or video is served (`<media>/<videoId>`); YouTube exposes none publicly. */
+  media?: string;
 }
 
 export function endpointsOf(ctx: SourceContext): YouTubeEndpoints {
@@ -31,6 +33,7 @@ export function endpointsOf(ctx: SourceContext): YouTubeEndpoints {
     base: ctx.secrets.get('YOUTUBE_BASE_URL') ?? YOUTUBE_ORIGIN,
     dataApi: ctx.secrets.get('YOUTUBE_DATA_API_URL') ?? 'https://www.googleapis.com',
     apiKey: ctx.secrets.get('YOUTUBE_API_KEY'),
+    media: ctx.secrets.get('YOUTUBE_MEDIA_URL')?.replace(/\/$/, ''),
   };
 }
 
@@ -132,15 +135,17 @@ export async function readChannel(ctx: SourceContext, canonical: string, max: nu
   const items: SourceItemContent[] = [];
   // A few videos at a time: bounded load on the upstream, still quick for a preview of 8.
   for (let i = 0; i < videos.length; i += 4) {
-    const batch = await Promise.all(videos.slice(i, i + 4).map(async (v) => toItem(v, await captions(ctx, v.id, ep))));
+    const batch = await Promise.all(videos.slice(i, i + 4).map(async (v) => toItem(v, await captions(ctx, v.id, ep), ep.media)));
     items.push(...batch);
   }
   return { title, author, items: items.map((item) => ({ key: item.key, url: item.url, title: item.title, item })) };
 }
 
-function toItem(v: Video, transcript: string): SourceItemContent {
+function toItem(v: Video, transcript: string, media: string | undefined): SourceItemContent {
   const body = transcript || v.description;
   return {
+    // Without captions the description stands in, unless a build transcribes the media.
+    ...(!transcript && media ? { mediaUrl: `${media}/${encodeURIComponent(v.id)}` } : {}),
     key: v.id,
     url: `${YOUTUBE_ORIGIN}/watch?v=${v.id}`,
     title: v.title || v.id,

@@ -10,6 +10,8 @@ export interface FakePost {
   shortcode: string;
   caption: string;
   isVideo?: boolean;
+  /** A video served at `/media/<shortcode>.mp4` (listed as `video_url`): its size in bytes. */
+  mediaBytes?: number;
 }
 
 export interface FakeProfile {
@@ -44,6 +46,8 @@ const postNode = (p: FakeProfile, post: FakePost, i: number) => ({
   fact_check_overall_rating: null,
   is_video: post.isVideo === true,
   ...(post.isVideo ? { video_view_count: 1234, product_type: 'clips' } : {}),
+  // Instagram lists the CDN URL of the file; the fake serves it itself (resolved against INSTAGRAM_BASE_URL).
+  ...(post.isVideo && post.mediaBytes ? { video_url: `/media/${post.shortcode}.mp4` } : {}),
   accessibility_caption: post.isVideo ? null : `Photo by ${p.fullName} on ${new Date(takenAt(i) * 1000).toDateString()}.`,
   edge_media_to_caption: { edges: post.caption ? [{ node: { text: post.caption } }] : [] },
   edge_media_to_comment: { count: 12 },
@@ -92,6 +96,7 @@ const graphMedia = (p: FakeProfile, limit: number) => ({
   data: p.posts.slice(0, limit).map((post, i) => ({
     caption: post.caption,
     media_type: post.isVideo ? 'VIDEO' : 'IMAGE',
+    ...(post.isVideo ? { media_url: `https://scontent.cdninstagram.com/o1/v/t16/f2/m86/${post.shortcode}.mp4` } : {}),
     permalink: `https://www.instagram.com/${post.isVideo ? 'reel' : 'p'}/${post.shortcode}/`,
     timestamp: new Date(takenAt(i) * 1000).toISOString().replace(/\.\d{3}Z$/, '+0000'),
     id: `${p.id}${String(i).padStart(4, '0')}`,
@@ -106,6 +111,11 @@ export function instagramUpstream(profiles: FakeProfile[], path: string, query: 
     if (!p) return json({ data: { user: null }, status: 'ok' });
     if (p.throttled) return json({ message: 'Please wait a few minutes before you try again.', require_login: true, status: 'fail' }, 401);
     return json(webProfileInfo(p));
+  }
+  const media = /^\/media\/([A-Za-z0-9_-]+)\.mp4$/.exec(path)?.[1];
+  if (media) {
+    const found = profiles.flatMap((x) => x.posts).find((q) => q.shortcode === media && q.mediaBytes);
+    return found ? { type: 'video/mp4', body: `\u0000\u0000\u0000\u0018ftypmp42${'x'.repeat(Math.max(0, found.mediaBytes! - 12))}` } : undefined;
   }
   const post = /^\/(?:p|reel)\/([A-Za-z0-9_-]+)\/?$/.exec(path)?.[1];
   if (post) {

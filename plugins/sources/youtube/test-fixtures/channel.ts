@@ -10,6 +10,8 @@ export interface FakeVideo {
   description: string;
   /** Caption lines; none: the video has no captions. */
   captions?: string[];
+  /** Audio served at `/media/<id>` (the YOUTUBE_MEDIA_URL the tests configure): its size in bytes (fake MP3). */
+  mediaBytes?: number;
 }
 
 export interface FakeChannel {
@@ -83,12 +85,19 @@ export function youtubeUpstream(channels: FakeChannel[], path: string, query: UR
     const video = channels.flatMap((c) => c.videos).find((v) => v.id === query.get('v'));
     return { type: 'text/xml; charset=UTF-8', body: video?.captions?.length ? timedText(video.captions) : '' };
   }
+  if (path.startsWith('/media/')) {
+    const video = channels.flatMap((c) => c.videos).find((v) => v.id === decodeURIComponent(path.slice(7)));
+    return video?.mediaBytes ? { type: 'audio/mpeg', body: fakeMp3(video.mediaBytes) } : undefined;
+  }
   if (path === '/watch') {
     const c = channels.find((x) => x.videos.some((v) => v.id === query.get('v')));
     return c ? { type: 'text/html; charset=utf-8', body: channelPage(c) } : undefined;
   }
   return undefined;
 }
+
+/** An MP3 header and padding: what the fake serves as a video's audio. */
+export const fakeMp3 = (bytes: number) => `ID3\u0004${'x'.repeat(Math.max(0, bytes - 4))}`;
 
 const videoId = (n: number, salt = 'v') => `${salt}${String(n).padStart(10, '0')}`.slice(0, 11);
 
