@@ -74,7 +74,8 @@ export async function requestBuild(
   const mode: BuildMode = input.mode ?? 'preview';
   if (input.model) {
     const check = await validateModel(deps.catalogue, input.model);
-    if (!check.valid) throw new DomainError('VALIDATION', `model ${input.model}: ${check.issues.join('; ')}`);
+    if (!check.valid)
+      throw new DomainError('VALIDATION', `model ${input.model}: ${check.issues.join('; ')}`, { field: 'model', model: input.model });
   }
   const webhookUrl = optionalWebhookUrl(input.deliver?.webhookUrl, 'deliver.webhookUrl');
   const apiKey = await deps.store.repos.apiKeys.findById(key.organizationId, key.keyId);

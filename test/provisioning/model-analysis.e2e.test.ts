@@ -2,7 +2,8 @@
  * Model-backed analysis of a channel (issue 13): with PROVISIONING_ANALYSIS_MODEL naming an OpenAI model
  * served by a local fake of the OpenAI API, the published agent is described by the model's structured
  * reply and the call is billed; a malformed reply falls back to the offline analysis with a warning, and the
- * build still ends ready.
+ * build still ends ready. A build naming its own `model`: validated against the catalogue (unknown or not
+ * served: 400 Validation Error), used for the analysis and the agent; a free model's call records a 0-cost event.
  */
 import { cookingChannel } from '../../plugins/sources/youtube/test-fixtures/channel';
 import { FakeOpenAi, openAiErrorBody } from '../fakes/fake-openai';
@@ -21,10 +22,14 @@ let w: ProvisioningWorld;
 const chef = cookingChannel('modelchef', 6, 'UCmodelchef0000000000000');
 const broken = cookingChannel('brokenchef', 6, 'UCbrokenchef000000000000');
 const outage = cookingChannel('outagechef', 6, 'UCoutagechef000000000000');
+const picky = cookingChannel('pickychef', 6, 'UCpickychef0000000000000');
+const thrifty = cookingChannel('thriftychef', 6, 'UCthriftychef00000000000');
+/** A free chat model added to the catalogue (prices 0), served by the OpenAI connection like any `openai/` id. */
+const FREE_MODEL = 'openai/gpt-oss-20b';
 
 beforeAll(async () => {
   await fake.start();
-  w = await startProvisioningWorld([chef, broken, outage], {
+  w = await startProvisioningWorld([chef, broken, outage, picky, thrifty], {
     OPENAI_API_KEY: 'sk-test',
     OPENAI_BASE_URL: fake.baseURL,
     OPENAI_MAX_RETRIES: '0',
@@ -106,5 +111,61 @@ describe('model-backed channel analysis', () => {
     expect(done.starterQuestions).not.toEqual(MODEL_ANALYSIS.starterQuestions);
     const agent = await w.p.http.get(`/api/public/agents/${done.agentSlug}`);
     expect(agent.body.name).toBe(`${done.channelTitle} Assistant`);
+  });
+});
+
+describe('a build that names its model', () => {
+  it('refuses a model the catalogue does not list, or that no configured provider serves, with 400 Validation Error', async () => {
+    const unknown = await fromUrl(w, { url: 'https://www.youtube.com/@pickychef', model: 'openai/not-a-model' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: 'Validation Error', details: { field: 'model', model: 'openai/not-a-model' } });
+    expect(unknown.body.message).toContain('not in the catalogue');
+    const unserved = await fromUrl(w, { url: 'https://www.youtube.com/@pickychef', model: 'cohere/command-r' });
+    expect(unserved.status).toBe(400);
+    expect(unserved.body.error).toBe('Validation Error');
+    expect(unserved.body.message).toContain('No configured provider serves this model');
+    // nothing was built
+    expect(
+      await w.p.store.repos.provisioningBuilds.latestReady(
+        w.owner.orgId,
+        'youtube:https://www.youtube.com/@pickychef',
+        '1970-01-01T00:00:00Z',
+      ),
+    ).toBeNull();
+  });
+
+  it('analyses with the named model instead of PROVISIONING_ANALYSIS_MODEL, gives it to the agent and bills it', async () => {
+    fake.reply = JSON.stringify(MODEL_ANALYSIS);
+    const before = analysisCalls().length;
+    const r = await fromUrl(w, { url: 'https://www.youtube.com/@pickychef', model: 'openai/gpt-4o' });
+    expect(r.status).toBe(202);
+    const done = await settled(w, r.body.buildId);
+    expect(done.status).toBe('ready');
+    expect(analysisCalls()).toHaveLength(before + 1);
+    expect(analysisCalls()[before].json.model).toBe('gpt-4o');
+    const build = (await w.p.store.repos.provisioningBuilds.find(r.body.buildId))!;
+    const agent = await w.p.http.get(`/api/bots/${build.agentId}`, { token: w.owner.accessToken });
+    expect(agent.body).toMatchObject({ name: MODEL_ANALYSIS.name, model: 'openai/gpt-4o' });
+    const billed = (await billedAnalyses()).filter((e) => e.reference?.buildId === r.body.buildId);
+    expect(billed).toHaveLength(1);
+    expect(billed[0]).toMatchObject({ model: 'openai/gpt-4o' });
+    expect(billed[0].costUsd).toBeGreaterThan(0);
+  });
+
+  it('records a 0-cost billing event for a free model', async () => {
+    const base = (await w.p.store.repos.models.findById('openai/gpt-4o-mini'))!;
+    await w.p.store.repos.models.upsert([
+      { ...base, id: FREE_MODEL, name: 'gpt-oss-20b', promptPricePerToken: 0, completionPricePerToken: 0, isFree: true },
+    ]);
+    fake.reply = JSON.stringify(MODEL_ANALYSIS);
+    const r = await fromUrl(w, { url: 'https://www.youtube.com/@thriftychef', model: FREE_MODEL });
+    expect(r.status).toBe(202);
+    const done = await settled(w, r.body.buildId);
+    expect(done.status).toBe('ready');
+    expect(done.starterQuestions).toEqual(MODEL_ANALYSIS.starterQuestions);
+    const billed = (await billedAnalyses()).filter((e) => e.reference?.buildId === r.body.buildId);
+    expect(billed).toHaveLength(1);
+    expect(billed[0]).toMatchObject({ model: FREE_MODEL, costUsd: 0, providerCostUsd: 0 });
+    expect(billed[0].promptTokens).toBeGreaterThan(0);
   });
 });
