@@ -42,6 +42,15 @@ const flakyChef: FakeChannel = {
     video('fc000000002', 'Dumpling folding basics', 'Pleats, crescents and purses for dumplings.', { mediaBytes: 1500 }),
   ],
 };
+/** Three caption-less videos: more than a preview transcribes here (PROVISIONING_PREVIEW_TRANSCRIPTIONS=2). */
+const chattyChef: FakeChannel = {
+  handle: 'chattychef',
+  channelId: 'UCchattychef000000000000',
+  title: 'Chatty Chef',
+  videos: ['Braised leeks', 'Green shakshuka', 'Miso glazed carrots'].map((title, i) =>
+    video(`cc00000000${i + 1}`, title, `${title}, explained while cooking.`, { mediaBytes: 1200 }),
+  ),
+};
 const reelBaker: FakeProfile = {
   handle: 'reelbaker',
   id: '1784140599',
@@ -70,7 +79,7 @@ describe('with a transcription model', () => {
   beforeAll(async () => {
     await fake.start();
     w = await startProvisioningWorld(
-      [voiceChef, flakyChef],
+      [voiceChef, flakyChef, chattyChef, { ...chattyChef, handle: 'chattierchef', channelId: 'UCchattierchef0000000000' }],
       {
         OPENAI_API_KEY: 'sk-test',
         OPENAI_BASE_URL: fake.baseURL,
@@ -80,6 +89,7 @@ describe('with a transcription model', () => {
         TRANSCRIPTION_PROVIDER: 'openai',
         YOUTUBE_MEDIA_URL: '/media',
         PROVISIONING_MEDIA_MAX_BYTES: '10000',
+        PROVISIONING_PREVIEW_TRANSCRIPTIONS: '2',
         OUTBOUND_ALLOW: new URL(fake.baseURL).host,
       },
       [reelBaker],
@@ -147,6 +157,19 @@ describe('with a transcription model', () => {
     expect(done.warning).toMatch(/1 of 1 item\(s\) without captions could not be transcribed \(fc000000002: /);
     const found = await search(w, await kbOf(w, r.body.buildId), 'dumplings pleats crescents');
     expect(found.body.results[0].content).toContain('Pleats, crescents and purses for dumplings');
+  });
+
+  it('transcribes at most PROVISIONING_PREVIEW_TRANSCRIPTIONS media in preview, and more in full mode', async () => {
+    fake.transcript = ' Low heat and patience make vegetables sweet. ';
+    const before = transcriptionCalls().length;
+    const preview = await settled(w, (await fromUrl(w, { url: 'https://www.youtube.com/@chattychef' })).body.buildId);
+    expect(preview.status).toBe('ready');
+    expect(transcriptionCalls()).toHaveLength(before + 2);
+    expect(preview.warning).toContain('1 more item(s) without captions were not transcribed (limit 2)');
+    const full = await settled(w, (await fromUrl(w, { url: 'https://www.youtube.com/@chattierchef', mode: 'full' })).body.buildId);
+    expect(full.status).toBe('ready');
+    expect(transcriptionCalls()).toHaveLength(before + 5);
+    expect(full.warning ?? '').not.toContain('transcribed');
   });
 });
 
