@@ -26,7 +26,7 @@ import type { ChatDeps } from './chat-deps';
 import { toChatError } from './chat-errors';
 import { type ChatInput, checkVariables, validateChatInput } from './chat-input';
 import { recordTurn } from './chat-recording';
-import { completeWithTools, modelTakesTools, type ToolRun, UPDATE_CONTACT_TOOL } from './chat-tools';
+import { agentToolEnabled, completeWithTools, modelTakesTools, type ToolRun, UPDATE_CONTACT, UPDATE_CONTACT_TOOL } from './chat-tools';
 import { isTakenOver, storeHeldTurn } from './operator-takeover';
 import { type PreparedWelcome, produceWelcome, storeWelcome } from './welcome-message';
 
@@ -221,10 +221,14 @@ export async function prepareChat(deps: ChatDeps, turn: ChatTurn): Promise<Prepa
   const system = composeSystemMessage(instructions, knowledge, attachments, deps.settings.documentMapEntries);
 
   await ensureCreditsFor(deps, agent.organizationId, price);
-  // update_contact is offered when the turn has (or resolves) a contact and the model takes tools.
+  // update_contact is offered when the turn has (or resolves) a contact, the agent has not disabled it and the
+  // model takes tools.
   const identity = turn.caller.identity ?? null;
   const toolRun: ToolRun | null =
-    deps.contacts && (conversation.contactId || identity) && (await modelTakesTools(deps, repos, agent.model))
+    deps.contacts &&
+    (conversation.contactId || identity) &&
+    agentToolEnabled(agent, UPDATE_CONTACT) &&
+    (await modelTakesTools(deps, repos, agent.model))
       ? { organizationId: agent.organizationId, contactId: conversation.contactId ?? null, identity, writes: [] }
       : null;
   // A conversation this turn starts gets its welcome first, like one created explicitly. OpenAI-compatible calls

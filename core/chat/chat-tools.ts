@@ -1,10 +1,11 @@
 /**
  * Tool calls in a chat turn. The platform's own tool is `update_contact` (spec 2.10: field history source
- * `tool`, `source_ref` null), offered when the conversation has or is about to get a contact and the model
- * supports tools. The model's calls are run here, their results sent back, and the model called again until it
+ * `tool`, `source_ref` null), offered when the conversation has or is about to get a contact, the agent has not
+ * listed it disabled, and the model supports tools. The model's calls are run here, their results sent back, and the model called again until it
  * answers (at most MAX_TOOL_ROUNDS rounds of calls); the visitor only sees the final text. Writes are collected
  * and applied in the turn's transaction, once the contact is resolved (a first message creates it there).
  */
+import type { AgentTool } from '../agents/agent';
 import type { FieldWrite } from '../contacts/contact-fields';
 import type { ChannelIdentity } from '../contacts/contact-resolution';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatTool, ChatToolCall, TokenUsage } from '../ports/chat-model';
@@ -43,6 +44,11 @@ export const UPDATE_CONTACT_TOOL: ChatTool = {
 };
 
 /** Whether tools go to this model: the adapter sends them and the catalogue lists the model as tool-capable. */
+/** A platform tool is on unless the agent lists it disabled (agents without a `tools` entry keep it). */
+export function agentToolEnabled(agent: { tools: AgentTool[] }, toolDefinitionId: string): boolean {
+  return !agent.tools.some((tool) => tool.toolDefinitionId === toolDefinitionId && !tool.isEnabled);
+}
+
 export async function modelTakesTools(deps: ChatDeps, repos: Repositories, model: string): Promise<boolean> {
   if (!deps.chatModel.supportsTools?.(model)) return false;
   return (await repos.models.findById(model))?.capabilities.tools === true;

@@ -12,6 +12,7 @@ import type { SourceItemContent } from '../sources/source-plugin';
 import { sourceContext } from '../sources/sources-deps';
 import { analyzeOffline } from './analysis';
 import { BuildFailure, type BuildPhase, type BuildRecord, type BuildState, phaseProgress } from './build';
+import { defaultToolsFor } from './intent-tools';
 import { transcribeMedia } from './media-transcripts';
 import { analysisModelOf, analyzeWithModel } from './model-analysis';
 import type { ProvisioningDeps } from './provisioning-deps';
@@ -139,6 +140,7 @@ export async function provision(deps: ProvisioningDeps, build: BuildRecord): Pro
         description: analysis.description,
         model: build.model ?? undefined,
         systemPrompt: analysis.systemPrompt,
+        tools: defaultToolsFor(build.intent),
         isDraft: true,
         knowledgeBaseIds: [kb.id],
         notes: `Provisioned from ${build.url} (${build.id})`,

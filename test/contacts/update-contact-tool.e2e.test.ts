@@ -173,6 +173,18 @@ describe('update_contact through the chat pipeline', () => {
     expect((await contactOf(conversationId)).contact.attributes).toEqual({ round: 'r3' });
   });
 
+  it('sends no tools when the agent lists update_contact disabled', async () => {
+    const off = await distributedAgent(p, owner, kbId, {
+      model: TOOLS_MODEL,
+      tools: [{ toolDefinitionId: 'update_contact', isEnabled: false }],
+    });
+    const { body } = await say(off.slug, randomUUID(), 'Hello, I am Ada, ada@example.com');
+    expect(body.response).toBe(fake.reply);
+    const requests = chatRequests();
+    expect(requests).toHaveLength(1);
+    expect(requests[0]).not.toHaveProperty('tools');
+  });
+
   it('sends no tools to a model the catalogue lists without tool support', async () => {
     const plain = await distributedAgent(p, owner, kbId, { model: PLAIN_MODEL });
     const { body } = await say(plain.slug, randomUUID(), 'Hello');

@@ -16,9 +16,11 @@ const chef = cookingChannel('fixturechef', 10, 'UCfixturechef0000000000a');
 const baker = cookingChannel('bakerbob', 6, 'UCbakerbob00000000000000');
 const empty = { handle: 'quietone', channelId: 'UCquietone00000000000000', title: 'Quiet One', videos: [] };
 const solo = cookingChannel('soloist', 3, 'UCsoloist000000000000000');
+const desk = cookingChannel('deskhelp', 3, 'UCdeskhelp00000000000000');
+const club = cookingChannel('clubhouse', 3, 'UCclubhouse0000000000000');
 
 beforeAll(async () => {
-  w = await startProvisioningWorld([chef, baker, empty, solo]);
+  w = await startProvisioningWorld([chef, baker, empty, solo, desk, club]);
 });
 afterAll(() => w?.close());
 
@@ -94,6 +96,22 @@ describe('a preview build', () => {
     const again = await fromUrl(w, { url: 'https://www.youtube.com/@fixturechef' });
     expect(again.status).toBe(202);
     expect(again.body).toMatchObject({ buildId: r.body.buildId, status: 'ready', agentSlug: done.agentSlug });
+  });
+});
+
+describe('intent', () => {
+  // Spec 4.13: intent drives the default tool set. Support keeps update_contact on; community lists it disabled.
+  it.each([
+    ['support', 'deskhelp', [{ toolDefinitionId: 'update_contact', isEnabled: true }]],
+    ['community', 'clubhouse', [{ toolDefinitionId: 'update_contact', isEnabled: false }]],
+  ])('an intent of %s gives the agent its default tools', async (intent, handle, tools) => {
+    const r = await fromUrl(w, { url: `https://www.youtube.com/@${handle}`, intent });
+    expect(r.status).toBe(202);
+    expect((await settled(w, r.body.buildId)).status).toBe('ready');
+    const build = await w.p.store.repos.provisioningBuilds.find(r.body.buildId);
+    const agent = await w.p.http.get(`/api/bots/${build!.agentId}`, { token: w.owner.accessToken });
+    expect(agent.status).toBe(200);
+    expect((agent.body.bot ?? agent.body).tools).toEqual(tools);
   });
 });
 
