@@ -30,8 +30,10 @@ export const localEmbeddings: EmbeddingsProviderDefinition = {
 };
 
 /**
- * Offline lexical rerank: never picked by default, since it adds nothing over the full-text score offline
- * (bench/results/retrieval-quality.json); RERANK_PROVIDER=local turns it on.
+ * Offline lexical rerank: never picked by default, since it lowers recall offline (bench/results/retrieval-eval.json:
+ * hybrid + rerank recall@3 0.922 against 0.967 without; its idf comes from the ~50 candidates, not the knowledge
+ * base). Blending its score with BM25, proximity or title match was measured too and at best ties hybrid, so it
+ * stays off; RERANK_PROVIDER=local turns it on.
  */
 export const localRerank: AdapterDefinition<Reranker | null> = defineAdapter<Reranker | null>({
   id: 'local',

@@ -122,6 +122,7 @@ export function hashEmbed(text: string, dimensions: number): number[] {
 export class LocalEmbedder implements Embedder {
   readonly id = 'local-hash-embed';
   readonly model = LOCAL_EMBEDDING_MODEL;
+  readonly lexical = true;
 
   async embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query' }): Promise<EmbeddingResult> {
     const { dimensions } = options;

@@ -12,6 +12,7 @@ const INLINE_MAX_TEXTS = 4;
 export class PooledLocalEmbedder implements Embedder {
   readonly id: string;
   readonly model: string;
+  readonly lexical?: boolean;
 
   constructor(
     private readonly inline: Embedder,
@@ -19,6 +20,7 @@ export class PooledLocalEmbedder implements Embedder {
   ) {
     this.id = inline.id;
     this.model = inline.model;
+    this.lexical = inline.lexical;
   }
 
   async embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query' }): Promise<EmbeddingResult> {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { VectorChunk } from '../../core/ports/vector-index';
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
 import { type Database, openDatabase } from '../postgres/database';
+import { textScoreOf } from './pgvector.bm25';
 import { PGVECTOR_MISSING_MESSAGE } from './pgvector.schema';
 import { PgvectorVectorIndex } from './pgvector.vector-index';
 
@@ -175,6 +176,28 @@ describe('pgvector BM25 term statistics', () => {
     expect(text.map((c) => c.chunk.documentId)).toEqual([docs[0], docs[1]]);
     expect(text[1].textScore).toBeGreaterThanOrEqual(0.7);
     expect(text[0].textScore!).toBeGreaterThan(text[1].textScore!);
+  });
+
+  it('scores Okapi BM25 exactly, counting only the query lexemes of each chunk', async () => {
+    const org = randomUUID();
+    const kb = randomUUID();
+    const [one, other, twice] = [0, 1, 2].map(() => randomUUID());
+    // every chunk has 2 distinct lexemes (BM25 length), so avgdl = 2 and the length factor is 1
+    await index.upsert([at(org, kb, one, 0, 'quux alpha'), at(org, kb, other, 0, 'beta gamma'), at(org, kb, twice, 0, 'quux quux delta')]);
+    const idf = (df: number) => Math.log(1 + (3 - df + 0.5) / (df + 0.5));
+    const saturate = (tf: number) => (tf * 2.2) / (tf + 1.2);
+    const scores = async (text: string) =>
+      Object.fromEntries((await index.search(textQuery(org, kb, text))).text.map((c) => [c.chunk.documentId, c.textScore]));
+    // ratio = bm25 / sum of the query terms' idf, mapped by textScoreOf
+    expect(await scores('quux')).toEqual({
+      [one]: expect.closeTo(textScoreOf(1), 6),
+      [twice]: expect.closeTo(textScoreOf(saturate(2)), 6),
+    });
+    const total = idf(2) + idf(1);
+    expect(await scores('quux alpha')).toEqual({
+      [one]: expect.closeTo(textScoreOf(1), 6),
+      [twice]: expect.closeTo(textScoreOf((idf(2) * saturate(2)) / total), 6),
+    });
   });
 
   it('migration 0025 regenerates existing chunk tables and their term statistics', async () => {

@@ -148,7 +148,14 @@ describe('weights', () => {
     expect(weightsFor('openai/text-embedding-3-large')).toEqual({ vector: 0.6, text: 0.25, importance: 0.15 });
     const offline = weightsFor('local/hash-embed-v1');
     expect(offline).toBe(OFFLINE_EMBEDDER_WEIGHTS);
-    expect(offline.vector + offline.text + offline.importance).toBeCloseTo(1);
+    expect(offline.vector + offline.text + offline.importance + (offline.title ?? 0)).toBeCloseTo(1);
+  });
+
+  it('takes the offline profile from the embedder trait, whatever the model is called', () => {
+    expect(rankingProfileFor({ model: 'acme/hashed', lexical: true }).weights).toBe(OFFLINE_EMBEDDER_WEIGHTS);
+    expect(rankingProfileFor({ model: 'acme/hashed', lexical: true }).candidatesPerKnowledgeBase).toBe(40);
+    expect(rankingProfileFor({ model: 'local/hash-embed-v1', lexical: false }).weights).toBe(DEFAULT_RANKING.weights);
+    expect(rankingProfileFor({ model: 'cohere/embed-v4.0' }).candidatesPerKnowledgeBase).toBeUndefined();
   });
 
   it('checks the floor on the spec weights under the offline profile: the same chunks pass, in a new order', () => {
@@ -162,7 +169,7 @@ describe('weights', () => {
     const ids = (o: RankingOptions) => scoreCandidates(pool, null, o).map((r) => r.chunk.id);
     expect(ids(spec)).toEqual([near.id, strong.id]);
     expect(ids(offline)).toEqual([strong.id, near.id]);
-    expect(scoreCandidates(pool, null, offline)[1].score).toBeCloseTo(0.15 * 0.4 + 0.7 * 0.2 + 0.075);
+    expect(scoreCandidates(pool, null, offline)[1].score).toBeCloseTo(0.13 * 0.4 + 0.6 * 0.2 + 0.075);
   });
 
   it('lets text lead the offline ranking: a strong text match beats a closer vector neighbour with a weak text match', () => {
@@ -181,5 +188,32 @@ describe('weights', () => {
     expect(
       scoreCandidates([c], null, { ...DEFAULT_RANKING, weights: OFFLINE_EMBEDDER_WEIGHTS, textMatchesSkipVectorFloor: false }),
     ).toEqual([]);
+  });
+});
+
+describe('title match (offline profile)', () => {
+  const offline = { ...DEFAULT_RANKING, minCombinedScore: 0, weights: OFFLINE_EMBEDDER_WEIGHTS };
+
+  it('ranks the document the question names above siblings that repeat the name more often', () => {
+    // the `pg` question of bench/eval: BM25 prefers the chunk of `pg-pool`, which says "pg" more often
+    const pgPool = stored({ metadata: { documentTitle: 'pg-pool' } });
+    const pg = stored({ metadata: { documentTitle: 'pg' } });
+    const pool = fuse([cand(pgPool, 0.3, 0.945), cand(pg, 0.11, 0.864)], [cand(pgPool, 0.3, 0.945), cand(pg, 0.11, 0.864)], 60);
+    const query = 'What is pg for and how do I use it?';
+    expect(scoreCandidates(pool, null, offline, query).map((r) => r.chunk.id)).toEqual([pg.id, pgPool.id]);
+    // without the title weight the order is BM25's
+    const noTitle = { ...offline, weights: { ...OFFLINE_EMBEDDER_WEIGHTS, title: 0 } };
+    expect(scoreCandidates(pool, null, noTitle, query).map((r) => r.chunk.id)).toEqual([pgPool.id, pg.id]);
+  });
+
+  it('is 0 under the spec weights and for titles made of function words', () => {
+    const c = stored({ metadata: { documentTitle: 'is' } });
+    const [f] = fuse([], [cand(c, 0, 0.5)], 60);
+    expect(scoreCandidates([f], null, offline, 'what is it')[0].score).toBeCloseTo(0.6 * 0.5 + 0.075);
+    const named = stored({ metadata: { documentTitle: 'lru-cache' } });
+    const [g] = fuse([], [cand(named, 0, 0.5)], 60);
+    const spec = { ...DEFAULT_RANKING, minCombinedScore: 0 };
+    expect(scoreCandidates([g], null, spec, 'lru-cache options')[0].score).toBeCloseTo(0.25 * 0.5 + 0.075);
+    expect(scoreCandidates([g], null, offline, 'lru-cache options')[0].score).toBeCloseTo(0.6 * 0.5 + 0.075 + 0.12);
   });
 });

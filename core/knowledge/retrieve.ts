@@ -29,7 +29,7 @@ export interface RetrievalDeps {
 
 export interface RetrievalOptions extends Partial<Omit<RankingOptions, 'weights'>> {
   weights?: RankingOptions['weights'];
-  /** Candidates per knowledge base from each of the vector and text searches (default 20). */
+  /** Candidates per knowledge base from each of the vector and text searches (default 20; 40 offline, ranking.ts). */
   candidatesPerKnowledgeBase?: number;
   /** Use the reranker when one is configured (default true). */
   rerank?: boolean;
@@ -71,13 +71,14 @@ export async function retrieve(
   deps: RetrievalDeps,
   input: { organizationId: string; knowledgeBaseIds: string[]; query: string; options?: RetrievalOptions },
 ): Promise<RetrievalResult> {
+  const { candidatesPerKnowledgeBase: profileDepth, ...profile } = rankingProfileFor(deps.embedder);
   const o: RankingOptions = {
     ...DEFAULT_RANKING,
-    ...rankingProfileFor(deps.embedder.model),
+    ...profile,
     ...stripUndefined(input.options ?? {}),
   } as RankingOptions;
   const mode = input.options?.mode ?? 'hybrid';
-  const perKb = input.options?.candidatesPerKnowledgeBase ?? DEFAULT_CANDIDATES_PER_KB;
+  const perKb = input.options?.candidatesPerKnowledgeBase ?? profileDepth ?? DEFAULT_CANDIDATES_PER_KB;
   const usage: RetrievalUsage = { embeddingModel: null, embeddingTokens: 0, rerankModel: null, rerankSearchUnits: 0 };
   const query = input.query.trim();
   const kbs = await deps.store.repos.knowledgeBases.findMany(input.organizationId, [...new Set(input.knowledgeBaseIds)]);
@@ -129,7 +130,7 @@ export async function retrieve(
     usage.rerankModel = deps.reranker.model;
     usage.rerankSearchUnits += r.usage.searchUnits;
   }
-  const selected = selectResults(scoreCandidates(pool, rerankScores, o), o);
+  const selected = selectResults(scoreCandidates(pool, rerankScores, o, query), o);
   return {
     chunks: selected.map((r) => ({
       chunkId: r.chunk.id,

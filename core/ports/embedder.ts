@@ -14,6 +14,11 @@ export interface Embedder {
   readonly id: string;
   /** Model id in provider/name form, as listed in the model catalogue. */
   readonly model: string;
+  /**
+   * True when the vectors only encode word overlap (the offline hashed embedder), not meaning: retrieval then
+   * weights their similarity low and ranks by full text (core/knowledge/ranking.ts). Absent: a semantic model.
+   */
+  readonly lexical?: boolean;
   embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query' }): Promise<EmbeddingResult>;
 }
 export const EMBEDDER = Symbol.for('Embedder');
