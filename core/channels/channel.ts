@@ -32,6 +32,12 @@ export interface ChannelRepository {
   /** Any organization's channel (the public inbound lane knows only the id). */
   findById(id: string): Promise<Channel | null>;
   listForAgent(organizationId: string, agentId: string): Promise<Channel[]>;
+  /**
+   * The inbound webhook's lookup: `findById`, possibly from memory and then at most a few seconds old (a change
+   * made through this repository is seen at once). The webhook only verifies and queues; the worker re-reads
+   * the channel, so a channel deactivated meanwhile still drops the message.
+   */
+  findForInbound(id: string): Promise<Channel | null>;
   update(organizationId: string, id: string, patch: ChannelPatch): Promise<Channel | null>;
   delete(organizationId: string, id: string): Promise<boolean>;
   /** Deactivates every channel of an agent (the agent was deleted); returns how many. */

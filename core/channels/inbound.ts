@@ -21,7 +21,9 @@ const json = (status: number, body: unknown): InboundAnswer => ({ status, body: 
 
 /** `GET|POST /api/public/channels/:channelId/inbound`: unknown or inactive channel 404; failed verification 401. */
 export async function receiveInbound(deps: ChannelDeps, channelId: string, request: InboundRequest): Promise<InboundAnswer> {
-  const channel = await deps.store.repos.channels.findById(channelId);
+  // From memory when recently read: the webhook stays off the database (the embedded store's single session
+  // is busy with the worker's turns under load).
+  const channel = await deps.store.repos.channels.findForInbound(channelId);
   if (!channel || !channel.isActive || !deps.registry.has(channel.type)) throw channelNotFound();
   const verdict = deps.registry.get(channel.type).receive(request, channelContext(deps, channel));
   switch (verdict.kind) {

@@ -154,6 +154,19 @@ describe('a WhatsApp Business channel', () => {
     expect(messages.filter((m) => m.role === 'user').map((m) => m.content)).toEqual(['Hello, how fast are refunds paid?', 'Thanks!']);
   });
 
+  it('sees a rotated app secret and a paused channel at once (the webhook reads the channel from memory)', async () => {
+    const patch = (body: unknown) => p.http.patch(`/api/bots/${agentId}/channels/${channel.id}`, body, { token: owner.accessToken });
+    const raw = notification([], [{ id: 'wamid.first', status: 'delivered', recipient_id: '4915112345678' }]);
+    expect((await post(raw)).status).toBe(200); // the channel is now in the webhook's memory
+    expect((await patch({ secrets: { appSecret: 'rotated-app-secret-987' } })).status).toBe(200);
+    expect((await post(raw)).status).toBe(401);
+    expect((await post(raw, sign(raw, 'rotated-app-secret-987'))).status).toBe(200);
+    expect((await patch({ isActive: false })).status).toBe(200);
+    expect((await post(raw, sign(raw, 'rotated-app-secret-987'))).status).toBe(404);
+    expect((await patch({ isActive: true, secrets: { appSecret: APP_SECRET } })).status).toBe(200);
+    expect((await post(raw)).status).toBe(200);
+  });
+
   it('delivers an operator message of the conversation through the channel', async () => {
     const contact = (await p.http.get('/api/contacts?channel=whatsapp_business', { token: owner.accessToken })).body.contacts[0];
     const conv = (await p.http.get(`/api/contacts/${contact.id}/conversations`, { token: owner.accessToken })).body.conversations[0];

@@ -103,12 +103,24 @@ const endsIdle = (chunks) => {
   return tail[0] === 0x5a && tail[4] === 5 && tail[5] === 0x49;
 };
 
+/**
+ * The backend's answer to protocol bytes. Not `execProtocolRaw`: besides the bytes it parses every message
+ * into a results list that PGlite (0.5.x) clears only in its parsed `execProtocol`, so every row ever read
+ * stayed in this thread's heap (about 1 KB a row: an export of 100k contacts kept ~90 MB) and was parsed for
+ * nothing. The stream form hands over the bytes only (a view into WASM memory: copied before the next call).
+ */
+async function exchange(bytes) {
+  const chunks = [];
+  await db.execProtocolRawStream(bytes, { onRawData: (data) => chunks.push(data.slice()) });
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+}
+
 async function runOwner(conn) {
   const out = [];
   while (conn.pending.length) {
     const { bytes } = conn.pending.shift();
     if (bytes[0] === 0x58 /* Terminate */) continue;
-    out.push(await db.execProtocolRaw(bytes));
+    out.push(await exchange(bytes));
   }
   const idle = endsIdle(out);
   if (out.length) post(conn.id, new Uint8Array(Buffer.concat(out)));

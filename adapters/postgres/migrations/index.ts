@@ -18,6 +18,8 @@ import { ssoProvidersMigration } from './0050_sso_providers';
 import { contactSearchTrigramsMigration } from './0060_contact_search_trigrams';
 import { conversationTakeoverMigration } from './0066_conversation_takeover';
 import { analyticsRollupBucketsMigration } from './0068_analytics_rollup_buckets';
+import { contactSearchTableMigration } from './0069_contact_search_table';
+import { channelAddressIndexMigration } from './0070_channel_address_index';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -42,5 +44,7 @@ export const relationalMigrations: MigrationSet = {
     contactSearchTrigramsMigration,
     conversationTakeoverMigration,
     analyticsRollupBucketsMigration,
+    contactSearchTableMigration,
+    channelAddressIndexMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };

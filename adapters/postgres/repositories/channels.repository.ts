@@ -17,9 +17,33 @@ const toChannel = (r: Record<string, unknown>): Channel => ({
   updatedAt: iso(r.updated_at),
 });
 
+/** How long the webhook may use a channel read from memory (changes made on another replica show after this). */
+const INBOUND_CACHE_MS = 5000;
+/** Channels kept in memory at most (the oldest read is dropped first). */
+const INBOUND_CACHE_MAX = 1000;
+
 /** Agent channels and the inbound message ledger (migration 0035). */
 export class KnexChannelRepository implements ChannelRepository {
-  constructor(private readonly db: DbHandle) {}
+  /** Channels the inbound webhook read lately, by id. Any write through this repository empties it. */
+  private readonly inbound = new Map<string, { channel: Channel; until: number }>();
+
+  constructor(
+    private readonly db: DbHandle,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async findForInbound(id: string) {
+    const hit = this.inbound.get(id);
+    if (hit && hit.until > this.now()) return hit.channel;
+    this.inbound.delete(id);
+    const channel = await this.findById(id);
+    // Unknown ids are not kept: random ids must not fill the memory.
+    if (channel) {
+      if (this.inbound.size >= INBOUND_CACHE_MAX) this.inbound.delete(this.inbound.keys().next().value as string);
+      this.inbound.set(id, { channel, until: this.now() + INBOUND_CACHE_MS });
+    }
+    return channel;
+  }
 
   async create(c: Channel) {
     await this.db()('channels').insert({
@@ -66,19 +90,27 @@ export class KnexChannelRepository implements ChannelRepository {
     if (patch.config !== undefined) row.config = JSON.stringify(patch.config);
     if (patch.secrets !== undefined) row.secrets = JSON.stringify(patch.secrets);
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
+    this.inbound.clear();
     const [r] = await this.db()('channels').where({ organization_id: organizationId, id }).update(row).returning('*');
+    this.inbound.clear();
     return r ? toChannel(r) : null;
   }
 
   async delete(organizationId: string, id: string) {
     if (!UUID.test(id)) return false;
-    return (await this.db()('channels').where({ organization_id: organizationId, id }).delete()) > 0;
+    this.inbound.clear();
+    const deleted = await this.db()('channels').where({ organization_id: organizationId, id }).delete();
+    this.inbound.clear();
+    return deleted > 0;
   }
 
   async deactivateForAgent(organizationId: string, agentId: string, at: string) {
-    return this.db()('channels')
+    this.inbound.clear();
+    const n = await this.db()('channels')
       .where({ organization_id: organizationId, agent_id: agentId, is_active: true })
       .update({ is_active: false, updated_at: at });
+    this.inbound.clear();
+    return n;
   }
 
   async markInbound(channelId: string, externalId: string, at: string) {

@@ -43,6 +43,9 @@ const COLUMNS: Record<keyof ContactPatch, string> = {
   lastSeenAt: 'last_seen_at',
 };
 
+/** Joins the fields of `contact_search.haystack` (migration 0069). */
+const FIELD_SEPARATOR = '\u001f';
+
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Contacts, identities and field history (migration 0035). */
@@ -160,32 +163,55 @@ export class KnexContactRepository implements ContactRepository {
     return rows.map((r) => ({ channel: r.channel, identifier: r.identifier, verified: false }));
   }
 
-  private filtered(f: ContactFilter): Knex.QueryBuilder {
-    const q = this.db()('contacts as c').where('c.organization_id', f.organizationId);
-    if (f.status) q.where('c.status', f.status);
+  /** The `like` pattern of a search term, or null when it cannot match (see `contact_search_text`). */
+  private static searchPattern(search: string): string | null {
+    // The unit separator joins the fields of the haystack: a term holding it would match across two fields.
+    if (search.includes(FIELD_SEPARATOR)) return null;
+    return `%${likeEscape(search.toLowerCase())}%`;
+  }
+
+  /** Search, channel and agent conditions on the contact id `idColumn` (shared by the count and the rows). */
+  private searchConditions(q: Knex.QueryBuilder, f: ContactFilter, idColumn: string): Knex.QueryBuilder {
+    const raw = this.db().raw.bind(this.db());
     if (f.search) {
-      const like = `%${likeEscape(f.search.toLowerCase())}%`;
-      q.where((w) =>
-        w
-          .whereRaw('lower(c.display_name) like ?', [like])
-          .orWhereRaw('c.primary_email like ?', [like])
-          .orWhereRaw('c.primary_phone like ?', [like]),
-      );
+      const pattern = KnexContactRepository.searchPattern(f.search);
+      if (pattern === null) q.whereRaw('false');
+      else if (idColumn === 's.contact_id') q.whereRaw('s.haystack like ?', [pattern]);
+      else
+        q.whereExists((w) =>
+          w.select(raw('1')).from('contact_search as s').whereRaw(`s.contact_id = ${idColumn}`).andWhereRaw('s.haystack like ?', [pattern]),
+        );
     }
     if (f.channel)
-      q.whereExists((s) =>
-        s.select(this.db().raw('1')).from('contact_identities as i').whereRaw('i.contact_id = c.id').andWhere('i.channel', f.channel),
+      q.whereExists((w) =>
+        w.select(raw('1')).from('contact_identities as i').whereRaw(`i.contact_id = ${idColumn}`).andWhere('i.channel', f.channel),
       );
     if (f.botId)
-      q.whereExists((s) =>
-        s
-          .select(this.db().raw('1'))
+      q.whereExists((w) =>
+        w
+          .select(raw('1'))
           .from('conversations as v')
-          .whereRaw('v.contact_id = c.id')
+          .whereRaw(`v.contact_id = ${idColumn}`)
           .andWhere('v.agent_id', f.botId)
           .whereNull('v.deleted_at'),
       );
     return q;
+  }
+
+  private filtered(f: ContactFilter): Knex.QueryBuilder {
+    const q = this.db()('contacts as c').where('c.organization_id', f.organizationId);
+    if (f.status) q.where('c.status', f.status);
+    return this.searchConditions(q, f, 'c.id');
+  }
+
+  /**
+   * The exact count of a filter, on the narrow search table (migration 0069): a common term's matches are
+   * rechecked on short rows, not on the wide contacts rows.
+   */
+  private counted(f: ContactFilter): Knex.QueryBuilder {
+    const q = this.db()('contact_search as s').where('s.organization_id', f.organizationId);
+    if (f.status) q.where('s.status', f.status);
+    return this.searchConditions(q, f, 's.contact_id').count({ total: '*' });
   }
 
   /** Per-contact aggregates: channels, conversation and agent counts (by organization first: its index). */
@@ -206,16 +232,21 @@ export class KnexContactRepository implements ContactRepository {
   }
 
   async list(f: ContactFilter, page: { limit: number; offset: number }) {
-    const [total, rows] = await Promise.all([
-      this.filtered(f).count({ n: '*' }).first(),
-      this.withAggregates(this.filtered(f))
-        .orderBy([
-          { column: 'c.last_seen_at', order: 'desc' },
-          { column: 'c.id', order: 'asc' },
-        ])
-        .limit(page.limit)
-        .offset(page.offset),
-    ]);
+    const rowsQuery = this.withAggregates(this.filtered(f))
+      .orderBy([
+        { column: 'c.last_seen_at', order: 'desc' },
+        { column: 'c.id', order: 'asc' },
+      ])
+      .limit(page.limit)
+      .offset(page.offset);
+    // Count and page in one statement (one round trip; the total survives an offset past the end).
+    const pageSql = rowsQuery.toSQL();
+    const joined: Record<string, unknown>[] = await this.db()
+      .select('t.total', 'p.*')
+      .from(this.counted(f).as('t'))
+      .joinRaw(`left join lateral (${pageSql.sql}) as p on true`, [...pageSql.bindings]);
+    const total = Number(joined[0]?.total ?? 0);
+    const rows = joined.filter((r) => r.id != null);
     const items: ContactListItem[] = rows.map((r: Record<string, unknown>) => {
       const c = toContact(r);
       return {
@@ -231,7 +262,7 @@ export class KnexContactRepository implements ContactRepository {
         attributes: c.attributes,
       };
     });
-    return { items, total: Number(total?.n ?? 0) };
+    return { items, total };
   }
 
   async conversations(organizationId: string, contactId: string, limit: number) {
