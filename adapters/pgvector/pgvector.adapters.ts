@@ -1,5 +1,6 @@
 import type { VectorIndex } from '../../core/ports/vector-index';
 import { defineAdapter, setting } from '../kit/adapter-definition';
+import { EMBEDDED_HNSW, PGVECTOR_HNSW_DEFAULTS } from './pgvector.hnsw';
 
 /** VECTOR_INDEX=pgvector (default): vectors and full text in the relational Postgres (PGlite, or DATABASE_URL with pgvector). */
 export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
@@ -21,11 +22,30 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
       description:
         'Rows of a new document written per transaction (default 16 on the embedded store, whose one session a long transaction would hold against every other request; 0 on a server: the whole document in one)',
     },
+    PGVECTOR_HNSW_M: {
+      type: 'integer',
+      minimum: 2,
+      maximum: 100,
+      description:
+        'HNSW neighbours per node (default 8 on the embedded store, where linking bounds ingestion; 16, pgvector’s own, on a server). A change rebuilds the index at the next start',
+    },
+    PGVECTOR_HNSW_EF_CONSTRUCTION: {
+      type: 'integer',
+      minimum: 4,
+      maximum: 1000,
+      description: 'HNSW candidate list while linking, at least 2 × PGVECTOR_HNSW_M (default 32 on the embedded store, 64 on a server)',
+    },
   },
   async create(settings, { db, log }) {
     const { PgvectorVectorIndex } = await import('./pgvector.vector-index');
+    const build = db.kind === 'pglite' ? EMBEDDED_HNSW : PGVECTOR_HNSW_DEFAULTS;
+    const m = setting.number(settings, 'PGVECTOR_HNSW_M') ?? build.m;
     return PgvectorVectorIndex.open({
       knex: db.knex,
+      hnsw: {
+        m,
+        efConstruction: setting.number(settings, 'PGVECTOR_HNSW_EF_CONSTRUCTION') ?? Math.max(build.efConstruction, 2 * m),
+      },
       deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE'),
       rowsPerTransaction: setting.number(settings, 'PGVECTOR_ROWS_PER_TRANSACTION') ?? (db.kind === 'pglite' ? 16 : 0),
       onError: (error) =>

@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 
 import type { MigrationSet } from '../postgres/migrator';
 import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
+import { type HnswBuild, hnswDefinition, hnswIndexOf, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
 import { splitIdentifierSeparators, tsvExpression } from './pgvector.search-text';
 
 export const PGVECTOR_MISSING_MESSAGE =
@@ -22,7 +23,8 @@ export const PGVECTOR_MISSING_MESSAGE =
 export const MAX_FULL_PRECISION_DIMENSIONS = 2000;
 export const MAX_DIMENSIONS = 4000;
 
-export const pgvectorMigrations: MigrationSet = {
+/** The vector migrations; `hnsw` is the build the index should have (0070 rebuilds indexes made otherwise). */
+export const pgvectorMigrations = (hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): MigrationSet => ({
   table: 'vector_migrations',
   migrations: [
     {
@@ -39,8 +41,14 @@ export const pgvectorMigrations: MigrationSet = {
     },
     { name: '0020_bm25_term_statistics', up: createBm25Statistics },
     { name: '0025_search_text_splits_identifiers', up: splitIdentifierSeparators },
+    {
+      name: '0070_hnsw_build_parameters',
+      async up(db: Knex) {
+        await rebuildHnswIndexes(db, await listSpaces(db), hnsw);
+      },
+    },
   ],
-};
+});
 
 export class PgvectorUnavailableError extends Error {
   constructor(detail?: string) {
@@ -108,12 +116,11 @@ export const CHUNK_COLUMNS = [
 ] as const;
 
 /** Creates the chunk tables of one embedding size (idempotent, serialised by an advisory lock). */
-export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig: string): Promise<void> {
+export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig: string, hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): Promise<void> {
   if (!IDENT.test(space.table) || !IDENT.test(textSearchConfig)) throw new Error('pgvector index: invalid identifier');
   const t = space.table;
   const staged = stagedTableOf(space);
   const column = `${space.elementType}(${space.dimensions})`;
-  const ops = space.elementType === 'halfvec' ? 'halfvec_cosine_ops' : 'vector_cosine_ops';
   const table = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (
       id uuid PRIMARY KEY,
       organization_id uuid NOT NULL,
@@ -136,7 +143,7 @@ export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig
       await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_document ON ${name} (document_id, chunk_index)`);
       await createStatsTriggers(trx, name);
     }
-    await trx.raw(`CREATE INDEX IF NOT EXISTS ${t}_embedding_hnsw ON ${t} USING hnsw (embedding ${ops})`);
+    await trx.raw(`CREATE INDEX IF NOT EXISTS ${hnswIndexOf(space)} ON ${t} ${hnswDefinition(space, hnsw)}`);
     await trx.raw('INSERT INTO vector_spaces (dimensions, table_name, element_type) VALUES (?, ?, ?) ON CONFLICT (dimensions) DO NOTHING', [
       space.dimensions,
       t,
