@@ -201,7 +201,11 @@ async function main() {
     const rawMs = await rawInsert(baselineTable, plain);
     await knex.schema.dropTable(baselineTable);
     await knex.schema.dropTable(stagedTableOf({ ...space, table: baselineTable }));
-    const recall = await recallAt10(knex, space.table, rows.map((r: { embedding: string }) => r.embedding));
+    const recall = await recallAt10(
+      knex,
+      space.table,
+      rows.map((r: { embedding: string }) => r.embedding),
+    );
     const duplicates = plain.map((r) => ({ ...r, id: randomUUID(), document_id: randomUUID() }));
     const duplicateMs = await rawInsert(space.table, duplicates);
 

@@ -116,7 +116,12 @@ export const CHUNK_COLUMNS = [
 ] as const;
 
 /** Creates the chunk tables of one embedding size (idempotent, serialised by an advisory lock). */
-export async function createSpace(db: Knex, space: VectorSpace, textSearchConfig: string, hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): Promise<void> {
+export async function createSpace(
+  db: Knex,
+  space: VectorSpace,
+  textSearchConfig: string,
+  hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS,
+): Promise<void> {
   if (!IDENT.test(space.table) || !IDENT.test(textSearchConfig)) throw new Error('pgvector index: invalid identifier');
   const t = space.table;
   const staged = stagedTableOf(space);
