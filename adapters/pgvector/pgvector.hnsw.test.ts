@@ -4,6 +4,7 @@ import type { VectorChunk } from '../../core/ports/vector-index';
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
 import { type Database, openDatabase } from '../postgres/database';
 import { migrate } from '../postgres/migrator';
+import { pgvectorVectorIndex } from './pgvector.adapters';
 import { checkHnswBuild, currentHnswBuild, EMBEDDED_HNSW, PGVECTOR_HNSW_DEFAULTS } from './pgvector.hnsw';
 import { pgvectorMigrations } from './pgvector.schema';
 import { PgvectorVectorIndex, toVectorBinary } from './pgvector.vector-index';
@@ -108,11 +109,24 @@ describe('pgvector HNSW build parameters', () => {
     // the rebuilt index is usable (on 80 rows the planner prefers a scan unless told otherwise)
     const plan = await db.knex.transaction(async (trx) => {
       await trx.raw('SET LOCAL enable_seqscan = off');
-      return trx.raw(`EXPLAIN SELECT id FROM kv_chunks_${DIMS} ORDER BY embedding <=> ? LIMIT 3`, [`[${vector(3).join(',')}]`]);
+      const r = await trx.raw(`EXPLAIN SELECT id FROM kv_chunks_${DIMS} ORDER BY embedding <=> ? LIMIT 3`, [`[${vector(3).join(',')}]`]);
+      return r.rows as unknown[];
     });
-    expect(JSON.stringify(plan.rows)).toContain(`Index Scan using ${INDEX}`);
+    expect(JSON.stringify(plan)).toContain(`Index Scan using ${INDEX}`);
     expect(await nearest(index, org, kb)).toEqual(before);
     expect(await index.countByDocument(org, doc)).toBe(40);
+  });
+
+  it('uses the embedded build on PGlite unless the settings say otherwise; ef_construction follows a larger m', async () => {
+    const context = { dataDir: '', log: () => undefined, db };
+    const open = async (settings: Record<string, unknown>) => {
+      const index = (await pgvectorVectorIndex.create(settings, context)) as PgvectorVectorIndex;
+      await index.close();
+      return index.hnsw;
+    };
+    expect(await open({})).toEqual(EMBEDDED_HNSW);
+    expect(await open({ PGVECTOR_HNSW_M: 24 })).toEqual({ m: 24, efConstruction: 48 });
+    expect(await open({ PGVECTOR_HNSW_M: 16, PGVECTOR_HNSW_EF_CONSTRUCTION: 64 })).toEqual(PGVECTOR_HNSW_DEFAULTS);
   });
 
   it('refuses parameters pgvector would refuse, naming them', () => {
