@@ -21,8 +21,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { Knex } from 'knex';
-
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
 import type { PgvectorVectorIndex } from '../adapters/pgvector/pgvector.vector-index';
@@ -30,6 +28,7 @@ import { startPlatform } from '../app/platform';
 import { docxBomb, pdfBomb } from '../test/support/bombs';
 import { autocannon, type Run as Load } from './support/autocannon';
 import { benchConfig } from './support/bench-config';
+import { markdown, recallAt10 } from './support/ingest-corpus';
 
 const ROOT = path.resolve(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -37,44 +36,6 @@ const MARKDOWN_MB = Number(process.env.BENCH_MARKDOWN_MB ?? 2);
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const now = () => performance.now();
 const mb = (bytes: number) => +(bytes / 1024 / 1024).toFixed(1);
-
-/** Prose with enough distinct words that chunks differ (the embedder and the full-text index see real text). */
-function markdown(bytes: number): string {
-  const words = 'volcano magma tiltmeter seismometer crater summit sulfur eruption flank swelling basalt lava ash plume caldera vent'.split(
-    ' ',
-  );
-  const parts: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const sentence = Array.from({ length: 14 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
-    const line = i % 12 === 0 ? `\n## Section ${i / 12}\n\n` : `Observation ${i}: the ${sentence} near station ${i % 97}.\n`;
-    parts.push(line);
-    size += line.length;
-  }
-  return parts.join('');
-}
-
-/**
- * recall@10 of the HNSW index (hnsw.ef_search 100, the index's default) against exact search (index scans off)
- * on the ingested rows: 50 queries, each a stored vector with a small change, so it is not its own answer.
- */
-async function recallAt10(knex: Knex, table: string, vectors: string[]): Promise<{ queries: number; recall: number }> {
-  const queries = 50;
-  let hits = 0;
-  for (let i = 0; i < queries; i++) {
-    const v = JSON.parse(vectors[(i * 61 + 7) % vectors.length]) as number[];
-    const q = `[${v.map((x, j) => (j % 7 === i % 7 ? x + 0.01 : x)).join(',')}]`;
-    const nearest = (setting: string) =>
-      knex.transaction(async (trx) => {
-        await trx.raw(setting);
-        const r = await trx.raw(`SELECT id FROM ${table} ORDER BY embedding <=> ? LIMIT 10`, [q]);
-        return r.rows.map((row: { id: string }) => row.id) as string[];
-      });
-    const exact = new Set(await nearest('SET LOCAL enable_indexscan = off'));
-    hits += (await nearest('SET LOCAL hnsw.ef_search = 100')).filter((id) => exact.has(id)).length;
-  }
-  return { queries, recall: +(hits / (queries * 10)).toFixed(3) };
-}
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-heavy-'));

@@ -19,13 +19,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 
-import type { Knex } from 'knex';
-
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
 import { type PgvectorVectorIndex, toVectorBinary } from '../adapters/pgvector/pgvector.vector-index';
 import { startPlatform } from '../app/platform';
 import { benchConfig } from './support/bench-config';
+import { markdown, recallAt10 } from './support/ingest-corpus';
 
 const ROOT = path.resolve(__dirname, '..');
 const MARKDOWN_MB = Number(process.env.BENCH_MARKDOWN_MB ?? 1);
@@ -35,41 +34,6 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
   const u = process.cpuUsage(since);
   return (u.user + u.system) / 1000;
 };
-
-/** The heavy-work bench's prose (distinct chunks, real words for the embedder and the full-text index). */
-function markdown(bytes: number): string {
-  const words = 'volcano magma tiltmeter seismometer crater summit sulfur eruption flank swelling basalt lava ash plume caldera vent'.split(
-    ' ',
-  );
-  const parts: string[] = [];
-  let size = 0;
-  for (let i = 0; size < bytes; i++) {
-    const sentence = Array.from({ length: 14 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' ');
-    const line = i % 12 === 0 ? `\n## Section ${i / 12}\n\n` : `Observation ${i}: the ${sentence} near station ${i % 97}.\n`;
-    parts.push(line);
-    size += line.length;
-  }
-  return parts.join('');
-}
-
-/** recall@10 of the index (ef_search 100) against exact search (index scans off); queries are stored vectors, nudged. */
-async function recallAt10(knex: Knex, table: string, vectors: string[]) {
-  const queries = 50;
-  let hits = 0;
-  for (let i = 0; i < queries; i++) {
-    const v = JSON.parse(vectors[(i * 61 + 7) % vectors.length]) as number[];
-    const q = `[${v.map((x, j) => (j % 7 === i % 7 ? x + 0.01 : x)).join(',')}]`;
-    const nearest = (setting: string) =>
-      knex.transaction(async (trx) => {
-        await trx.raw(setting);
-        const r = await trx.raw(`SELECT id FROM ${table} ORDER BY embedding <=> ? LIMIT 10`, [q]);
-        return r.rows.map((row: { id: string }) => row.id) as string[];
-      });
-    const exact = new Set(await nearest('SET LOCAL enable_indexscan = off'));
-    hits += (await nearest('SET LOCAL hnsw.ef_search = 100')).filter((id) => exact.has(id)).length;
-  }
-  return { queries, recall: +(hits / (queries * 10)).toFixed(3) };
-}
 
 async function run(m: number, efConstruction: number) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-ingest-'));

@@ -22,6 +22,7 @@ import { DEFAULT_CANDIDATES_PER_KB, type RetrievalOptions, retrieve } from '../c
 import { createKnowledgeHarness, type KnowledgeHarness } from '../test/knowledge/knowledge-harness';
 import type { EvalDocument, EvalQuestion, QuestionClass } from './eval/build-corpus';
 import { type ClassMetrics, documentsOf, InMemoryBm25, score } from './eval/metrics';
+import { RANKING_ONLY } from './eval/ranking-only';
 
 const CLASSES: QuestionClass[] = ['name', 'identifier', 'paraphrase'];
 
@@ -41,15 +42,6 @@ export interface EvalReport {
   /** Hybrid retrieval per question: wall time, and CPU time p50 (PGlite runs in-process; stable under load). */
   searchMs: { p50: number; p95: number; cpuP50: number; loadAverage: number[] };
 }
-
-export const RANKING_ONLY: RetrievalOptions = {
-  minVectorScore: 0,
-  minCombinedScore: 0,
-  topKPerKnowledgeBase: 10,
-  maxChunksPerDocument: 1,
-  tokenBudget: null,
-  rerank: false,
-};
 
 export interface EvalWorld {
   h: KnowledgeHarness;

@@ -20,6 +20,7 @@ import { ingestText } from '../core/knowledge/ingest-text';
 import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
 import { type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
 import { createKnowledgeHarness } from '../test/knowledge/knowledge-harness';
+import { RANKING_ONLY } from './eval/ranking-only';
 
 interface Corpus {
   documents: { id: string; title: string; text: string }[];
@@ -78,14 +79,6 @@ export async function runRetrievalQuality(options: { dimensions?: number } = {})
       (await retrieve(h.deps, { organizationId, knowledgeBaseIds: [kb.id], query: question, options })).chunks.map((c) =>
         titleOf.get(c.documentId)!,
       );
-    const rankingOnly: RetrievalOptions = {
-      minVectorScore: 0,
-      minCombinedScore: 0,
-      topKPerKnowledgeBase: 10,
-      maxChunksPerDocument: 1,
-      tokenBudget: null,
-      rerank: false,
-    };
     const measure = async (options: RetrievalOptions) => {
       let hits = 0;
       let rr = 0;
@@ -103,10 +96,10 @@ export async function runRetrievalQuality(options: { dimensions?: number } = {})
       return { recallAt3: round(hits / n), mrr: round(rr / n), empty, meanResults: round(results / n) };
     };
     const strip = ({ recallAt3, mrr }: Metrics) => ({ recallAt3, mrr });
-    const vectorOnly = strip(await measure({ ...rankingOnly, mode: 'vector' }));
-    const textOnly = strip(await measure({ ...rankingOnly, mode: 'text' }));
-    const hybrid = strip(await measure(rankingOnly));
-    const hybridReranked = strip(await measure({ ...rankingOnly, rerank: true }));
+    const vectorOnly = strip(await measure({ ...RANKING_ONLY, mode: 'vector' }));
+    const textOnly = strip(await measure({ ...RANKING_ONLY, mode: 'text' }));
+    const hybrid = strip(await measure(RANKING_ONLY));
+    const hybridReranked = strip(await measure({ ...RANKING_ONLY, rerank: true }));
     const production = async (options: RetrievalOptions): Promise<Production> => {
       const m = await measure(options);
       let offTopicAnswered = 0;

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { EvalDocument, EvalQuestion } from '../../bench/eval/build-corpus';
+import { RANKING_ONLY } from '../../bench/eval/ranking-only';
 import type { IngestJobPayload } from '../../core/knowledge/documents';
 import { processIngestJob } from '../../core/knowledge/ingest-document';
 import { ingestText } from '../../core/knowledge/ingest-text';
@@ -30,14 +31,6 @@ const QUESTIONS: EvalQuestion[] = [
   { question: 'What is FNM_PATH and when do I use it?', documentId: 'minimatch', class: 'identifier' },
   { question: 'What is circularValue and when do I use it?', documentId: 'safe-stable-stringify', class: 'identifier' },
 ];
-const RANKING_ONLY: RetrievalOptions = {
-  minVectorScore: 0,
-  minCombinedScore: 0,
-  topKPerKnowledgeBase: 10,
-  maxChunksPerDocument: 1,
-  tokenBudget: null,
-  rerank: false,
-};
 
 let h: KnowledgeHarness;
 let organizationId: string;
