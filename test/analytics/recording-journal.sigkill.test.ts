@@ -43,7 +43,11 @@ describeWithRealServices('analytics recording journal: process SIGKILLed while r
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       // Only lines ended by a newline were printed whole: a read can end inside one.
-      const printed = () => out.slice(0, out.lastIndexOf('\n') + 1).split('\n').slice(0, -1);
+      const printed = () =>
+        out
+          .slice(0, out.lastIndexOf('\n') + 1)
+          .split('\n')
+          .slice(0, -1);
       // Killed once it has accepted a few hundred events: several flushes committed, one maybe in flight.
       await new Promise<void>((resolve, reject) => {
         const check = setInterval(() => {
