@@ -7,7 +7,7 @@
  */
 import type { Knex } from 'knex';
 
-import type { VectorSpace } from './pgvector.schema';
+import type { VectorSpace } from './pgvector.space';
 
 export interface HnswBuild {
   /** Neighbours per node (pgvector's default 16). */

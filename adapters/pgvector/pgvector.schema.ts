@@ -13,15 +13,14 @@ import type { MigrationSet } from '../postgres/migrator';
 import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
 import { type HnswBuild, hnswDefinition, hnswIndexOf, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
 import { splitIdentifierSeparators, tsvExpression } from './pgvector.search-text';
+import { spaceFor, type VectorSpace } from './pgvector.space';
+
+export { MAX_DIMENSIONS, MAX_FULL_PRECISION_DIMENSIONS, spaceFor, type VectorSpace } from './pgvector.space';
 
 export const PGVECTOR_MISSING_MESSAGE =
   'The PostgreSQL server lacks the pgvector extension (vector), which VECTOR_INDEX=pgvector needs. ' +
   'Install pgvector on the database server (https://github.com/pgvector/pgvector, e.g. the postgresql-<version>-pgvector package or the pgvector/pgvector Docker image) ' +
   'or set VECTOR_INDEX=elasticsearch with ELASTICSEARCH_URL.';
-
-/** Largest size HNSW indexes with full precision; above it the table uses halfvec. */
-export const MAX_FULL_PRECISION_DIMENSIONS = 2000;
-export const MAX_DIMENSIONS = 4000;
 
 /** The vector migrations; `hnsw` is the build the index should have (0070 rebuilds indexes made otherwise). */
 export const pgvectorMigrations = (hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): MigrationSet => ({
@@ -77,19 +76,6 @@ export async function ensurePgvectorExtension(db: Knex): Promise<string> {
   }
   const after = await db.raw("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
   return after.rows[0]?.extversion as string;
-}
-
-export interface VectorSpace {
-  dimensions: number;
-  table: string;
-  elementType: 'vector' | 'halfvec';
-}
-
-export function spaceFor(dimensions: number): VectorSpace {
-  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_DIMENSIONS) {
-    throw new Error(`pgvector index: embeddings must have 1 to ${MAX_DIMENSIONS} dimensions, got ${dimensions}`);
-  }
-  return { dimensions, table: `kv_chunks_${dimensions}`, elementType: dimensions > MAX_FULL_PRECISION_DIMENSIONS ? 'halfvec' : 'vector' };
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
