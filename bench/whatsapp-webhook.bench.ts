@@ -12,7 +12,7 @@
  * Then the signed run: every POST is a new message id from one of 50 senders, so the worker answers each one
  * (contact, conversation, chat turn, reply through the fake Graph API) while the webhook keeps answering.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -22,6 +22,7 @@ import path from 'node:path';
 
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { startPlatform } from '../app/platform';
+import { whatsappNotification, whatsappSignature, whatsappText } from '../test/fakes/whatsapp-notification';
 import { benchConfig } from './support/bench-config';
 import { fixedRate, type FixedRateRequest } from './support/fixed-rate';
 
@@ -33,25 +34,7 @@ const REFUNDS =
   'Exchanges are free within thirty days. Shipping costs are refunded only for faulty goods.';
 
 const notification = (id: string, from: string, body: string) =>
-  JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550000000', phone_number_id: '1234567890' },
-              contacts: [{ wa_id: from, profile: { name: `Sender ${from.slice(-2)}` } }],
-              messages: [{ from, id, timestamp: '1700000000', type: 'text', text: { body } }],
-            },
-          },
-        ],
-      },
-    ],
-  });
+  whatsappNotification({ sender: { waId: from, name: `Sender ${from.slice(-2)}` }, messages: [whatsappText(from, id, body)] });
 
 /** The Graph API's messages endpoint: counts the replies. */
 async function fakeGraph() {
@@ -128,7 +111,7 @@ async function main() {
           `Question ${i}: how fast are refunds paid?`,
         );
         const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-        if (signed) headers['x-hub-signature-256'] = `sha256=${createHmac('sha256', APP_SECRET).update(body).digest('hex')}`;
+        if (signed) headers['x-hub-signature-256'] = whatsappSignature(body, APP_SECRET);
         return { method: 'POST', path: inboundPath, headers, body };
       });
     const load = (name: string, list: FixedRateRequest[]) => {
@@ -144,7 +127,7 @@ async function main() {
     });
     const statusHeaders = {
       'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', APP_SECRET).update(statusOnly).digest('hex')}`,
+      'x-hub-signature-256': whatsappSignature(statusOnly, APP_SECRET),
     };
     await load('warmup-unsigned', requests('warmup', false).slice(0, 2 * RATE));
     await load(

@@ -4,9 +4,10 @@
  * queued and answered through a local fake of the Graph API, idempotency on message ids, statuses ignored,
  * contacts by E.164 phone, operator messages delivered through the channel, delete-impact and deactivation.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { FakeHttpServer } from '../fakes/fake-http-server';
+import { whatsappNotification, whatsappSignature, whatsappText } from '../fakes/whatsapp-notification';
 import { knowledgeBaseWithDocument, waitFor } from '../public-chat/public-support';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
@@ -40,31 +41,11 @@ afterAll(async () => {
 }, BOOT_TIMEOUT_MS);
 
 const inbound = (channelId = channel.id) => `/api/public/channels/${channelId}/inbound`;
-const sign = (raw: string, secret = APP_SECRET) => `sha256=${createHmac('sha256', secret).update(raw).digest('hex')}`;
+const sign = (raw: string, secret = APP_SECRET) => whatsappSignature(raw, secret);
 
-function notification(messages: unknown[], statuses: unknown[] = []) {
-  return JSON.stringify({
-    object: 'whatsapp_business_account',
-    entry: [
-      {
-        id: 'WABA',
-        changes: [
-          {
-            field: 'messages',
-            value: {
-              messaging_product: 'whatsapp',
-              metadata: { display_phone_number: '15550000000', phone_number_id: '1234567890' },
-              contacts: [{ wa_id: '4915112345678', profile: { name: 'Grace Hopper' } }],
-              messages,
-              statuses,
-            },
-          },
-        ],
-      },
-    ],
-  });
-}
-const text = (id: string, body: string) => ({ from: '4915112345678', id, timestamp: '1700000000', type: 'text', text: { body } });
+const GRACE = { waId: '4915112345678', name: 'Grace Hopper' };
+const notification = (messages: unknown[], statuses: unknown[] = []) => whatsappNotification({ sender: GRACE, messages, statuses });
+const text = (id: string, body: string) => whatsappText(GRACE.waId, id, body);
 const post = (raw: string, signature = sign(raw)) =>
   p.http.post(inbound(), raw, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
 const sentToGraph = () => graph.requests.filter((r) => r.method === 'POST');

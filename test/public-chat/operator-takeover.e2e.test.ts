@@ -5,9 +5,10 @@
  * reply; `conversation.released` hands the conversation back and the agent answers again. Another
  * organization's operator gets 404 and changes nothing.
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 import { FakeHttpServer } from '../fakes/fake-http-server';
+import { whatsappNotification, whatsappSignature, whatsappText } from '../fakes/whatsapp-notification';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
 import {
@@ -164,26 +165,9 @@ describe('operator takeover on a WhatsApp channel', () => {
     expect(created.status).toBe(201);
     const inbound = `/api/public/channels/${created.body.channel.id}/inbound`;
     const send = async (id: string, body: string) => {
-      const raw = JSON.stringify({
-        object: 'whatsapp_business_account',
-        entry: [
-          {
-            id: 'WABA',
-            changes: [
-              {
-                field: 'messages',
-                value: {
-                  messaging_product: 'whatsapp',
-                  metadata: { display_phone_number: '15550000000', phone_number_id: '1234567890' },
-                  contacts: [{ wa_id: '4915199999999', profile: { name: 'Ada' } }],
-                  messages: [{ from: '4915199999999', id, timestamp: '1700000000', type: 'text', text: { body } }],
-                },
-              },
-            ],
-          },
-        ],
-      });
-      const signature = `sha256=${createHmac('sha256', APP_SECRET).update(raw).digest('hex')}`;
+      const from = '4915199999999';
+      const raw = whatsappNotification({ sender: { waId: from, name: 'Ada' }, messages: [whatsappText(from, id, body)] });
+      const signature = whatsappSignature(raw, APP_SECRET);
       const r = await p.http.post(inbound, raw, { headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature } });
       expect(r.status).toBe(200);
     };
