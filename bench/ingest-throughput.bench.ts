@@ -37,7 +37,11 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 
 async function run(m: number, efConstruction: number) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-ingest-'));
-  const config = benchConfig(dataDir, { PGVECTOR_HNSW_M: String(m), PGVECTOR_HNSW_EF_CONSTRUCTION: String(efConstruction) });
+  const config = benchConfig(dataDir, {
+    PGVECTOR_HNSW_M: String(m),
+    PGVECTOR_HNSW_EF_CONSTRUCTION: String(efConstruction),
+    ...(process.env.PGVECTOR_ROWS_PER_TRANSACTION ? { PGVECTOR_ROWS_PER_TRANSACTION: process.env.PGVECTOR_ROWS_PER_TRANSACTION } : {}),
+  });
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
   const gateway = platform.gatewayUrl;
   try {
@@ -78,6 +82,8 @@ async function run(m: number, efConstruction: number) {
     const space = spaceFor(platform.infrastructure.knowledge.embeddingDimensions);
     const knex = platform.infrastructure.db.knex;
     const rows = await knex(space.table).where({ document_id: doc.id }).select('*');
+    const stored = await knex('knowledge_documents').where({ id: doc.id }).first('metadata');
+    const stepMs = (typeof stored.metadata === 'string' ? JSON.parse(stored.metadata) : stored.metadata).stepMs as Record<string, number>;
     const plain = rows.map((row: Record<string, unknown>) => {
       const { tsv: _tsv, ...rest } = row;
       // vectors in binary, as the index writes them: the baseline is the cheapest insert of these rows
@@ -112,6 +118,7 @@ async function run(m: number, efConstruction: number) {
         chunksPerSecond: +((n / ingestMs) * 1000).toFixed(0),
         ms: +ingestMs.toFixed(0),
         cpuMsPerChunk: +(ingestCpuMs / n).toFixed(2),
+        stepMs,
       },
       rawInsert: {
         chunksPerSecond: +((plain.length / rawMs) * 1000).toFixed(0),

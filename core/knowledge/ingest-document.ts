@@ -86,12 +86,16 @@ export async function processIngestJob(
     },
   };
   const done: IngestionStep[] = [];
+  // Where a document's processing time went, kept on its metadata (what an operator asks of a slow document).
+  const stepMs: Record<string, number> = {};
   try {
     for (const step of steps) {
       await progress.step(step);
+      const started = deps.clock.now().getTime();
       try {
         await step.run(ctx);
         done.push(step);
+        stepMs[step.id] = deps.clock.now().getTime() - started;
       } catch (error) {
         if (!step.optional || error instanceof DocumentStale) throw error;
         ctx.warnings[step.id] = reasonOf(error);
@@ -158,6 +162,7 @@ export async function processIngestJob(
         ...(ctx.loaded?.metadata ?? {}),
         ...ctx.metadata,
         counters: ctx.counters,
+        stepMs,
         ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}),
       },
       error: null,

@@ -61,6 +61,10 @@ describe('ingestion pipeline', () => {
     expect(d.topics.length).toBeGreaterThan(0);
     expect(d.contentHash).toMatch(/^[0-9a-f]{64}$/);
     expect(d.metadata).toMatchObject({ counters: { chunks: d.chunkCount, chunksWritten: d.chunkCount } });
+    // each step that ran is timed, so an operator sees where a slow document spent its time
+    const stepMs = (d.metadata as { stepMs: Record<string, number> }).stepMs;
+    expect(Object.keys(stepMs)).toEqual(expect.arrayContaining(['load', 'chunk', 'embed', 'store']));
+    for (const ms of Object.values(stepMs)) expect(ms).toBeGreaterThanOrEqual(0);
     const events = await h.deps.store.repos.billingEvents.listRecent(org, 10);
     expect(events.find((e) => e.reference.documentId === id)).toMatchObject({
       kind: 'document_processing',
