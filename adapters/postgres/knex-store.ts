@@ -35,7 +35,15 @@ export class KnexStore implements Store {
     options: KnexStoreOptions = {},
   ) {
     this.identityCache = options.identityCache;
-    const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db, { cursors: options.cursors ?? false });
+    const afterTransaction = (work: () => void) => {
+      const open = this.current.getStore();
+      if (open) open.after.push(work);
+      else work();
+    };
+    const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db, {
+      cursors: options.cursors ?? false,
+      afterTransaction,
+    });
     const after = (work: () => void) => this.current.getStore()?.after.push(work);
     this.repos = options.identityCache
       ? withIdentityCache(repos, options.identityCache, after, () => this.current.getStore() !== undefined)

@@ -27,10 +27,21 @@ export class KnexChannelRepository implements ChannelRepository {
   /** Channels the inbound webhook read lately, by id. Any write through this repository empties it. */
   private readonly inbound = new Map<string, { channel: Channel; until: number }>();
 
+  /**
+   * @param afterTransaction runs work once the transaction open on this async path has ended (at once when none
+   *   is): a webhook reading between a write's statement and its commit would otherwise cache the old row again.
+   */
   constructor(
     private readonly db: DbHandle,
     private readonly now: () => number = Date.now,
+    private readonly afterTransaction: (work: () => void) => void = (work) => work(),
   ) {}
+
+  /** Empties the webhook's cache now and again when the writing transaction has committed or rolled back. */
+  private forget(): void {
+    this.inbound.clear();
+    this.afterTransaction(() => this.inbound.clear());
+  }
 
   async findForInbound(id: string) {
     const hit = this.inbound.get(id);
@@ -92,7 +103,7 @@ export class KnexChannelRepository implements ChannelRepository {
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
     this.inbound.clear();
     const [r] = await this.db()('channels').where({ organization_id: organizationId, id }).update(row).returning('*');
-    this.inbound.clear();
+    this.forget();
     return r ? toChannel(r) : null;
   }
 
@@ -100,7 +111,7 @@ export class KnexChannelRepository implements ChannelRepository {
     if (!UUID.test(id)) return false;
     this.inbound.clear();
     const deleted = await this.db()('channels').where({ organization_id: organizationId, id }).delete();
-    this.inbound.clear();
+    this.forget();
     return deleted > 0;
   }
 
@@ -109,7 +120,7 @@ export class KnexChannelRepository implements ChannelRepository {
     const n = await this.db()('channels')
       .where({ organization_id: organizationId, agent_id: agentId, is_active: true })
       .update({ is_active: false, updated_at: at });
-    this.inbound.clear();
+    this.forget();
     return n;
   }
 

@@ -27,7 +27,13 @@ import { KnexOAuthStateRepository, KnexRefreshTokenRepository } from './tokens.r
 import { KnexUserRepository } from './users.repository';
 import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
 
-export function createRepositories(db: DbHandle, options: { cursors: boolean } = { cursors: false }): Repositories {
+export interface RepositoryOptions {
+  cursors: boolean;
+  /** Runs work once the transaction open on the caller's async path has ended (at once outside one). */
+  afterTransaction?: (work: () => void) => void;
+}
+
+export function createRepositories(db: DbHandle, options: RepositoryOptions = { cursors: false }): Repositories {
   return {
     users: new KnexUserRepository(db),
     refreshTokens: new KnexRefreshTokenRepository(db),
@@ -57,7 +63,7 @@ export function createRepositories(db: DbHandle, options: { cursors: boolean } =
     attachments: new KnexAttachmentRepository(db),
     groups: new KnexGroupRepository(db),
     contacts: new KnexContactRepository(db, options),
-    channels: new KnexChannelRepository(db),
+    channels: new KnexChannelRepository(db, Date.now, options.afterTransaction),
     jobs: new KnexJobRepository(db),
     webhookDeliveries: new KnexWebhookDeliveryRepository(db),
     provisioningBuilds: new KnexBuildRepository(db),
