@@ -2,6 +2,7 @@
  * The inbound SMTP listener of email channels (EMAIL_SMTP_PORT; off when unset): runs with the api (and in
  * `start`), routes recipients to email channels and queues accepted mail for the channel workers.
  */
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 
 import type { Container } from 'inversify';
@@ -26,5 +27,14 @@ export async function startEmailListener(container: Container): Promise<{ addres
     route: async (recipient) => (await emailChannelFor(channels, recipient, domain))?.id ?? null,
     accept: (channelIds, mail) => acceptEmail(channels, channelIds, mail),
     log: (level, message, extra) => infra.log(level, message, extra),
+    tls: tlsOf(settings),
   });
+}
+
+/** EMAIL_SMTP_TLS_KEY_FILE and EMAIL_SMTP_TLS_CERT_FILE go together (the configuration schema checks it). */
+function tlsOf(settings: Record<string, unknown>) {
+  const key = settings.EMAIL_SMTP_TLS_KEY_FILE;
+  const cert = settings.EMAIL_SMTP_TLS_CERT_FILE;
+  if (typeof key !== 'string' || typeof cert !== 'string') return undefined;
+  return { key: readFileSync(key), cert: readFileSync(cert), required: settings.EMAIL_SMTP_REQUIRE_TLS === true };
 }

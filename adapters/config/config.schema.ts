@@ -99,6 +99,13 @@ export const configSchema = {
       default: 30000,
       description: 'Longest an inbound email may take to arrive and be parsed (idle socket and parse limit)',
     },
+    EMAIL_SMTP_TLS_KEY_FILE: { type: 'string', minLength: 1, description: 'PEM private key file: the SMTP listener offers STARTTLS' },
+    EMAIL_SMTP_TLS_CERT_FILE: { type: 'string', minLength: 1, description: 'PEM certificate (chain) file for STARTTLS' },
+    EMAIL_SMTP_REQUIRE_TLS: {
+      type: 'boolean',
+      default: false,
+      description: 'Refuse MAIL FROM (530) until the client has issued STARTTLS',
+    },
     EMAIL_SMTP_DOMAIN: {
       type: 'string',
       pattern: '^[A-Za-z0-9.-]+$',
@@ -212,5 +219,11 @@ export const configSchema = {
   allOf: [
     { if: { required: ['GOOGLE_CLIENT_ID'] }, then: { required: ['GOOGLE_CLIENT_SECRET'] } },
     { if: { required: ['EXTERNAL_JWT_ISSUER'] }, then: { required: ['EXTERNAL_JWT_AUDIENCE'] } },
+    { if: { required: ['EMAIL_SMTP_TLS_KEY_FILE'] }, then: { required: ['EMAIL_SMTP_TLS_CERT_FILE'] } },
+    { if: { required: ['EMAIL_SMTP_TLS_CERT_FILE'] }, then: { required: ['EMAIL_SMTP_TLS_KEY_FILE'] } },
+    {
+      if: { properties: { EMAIL_SMTP_REQUIRE_TLS: { type: 'boolean', const: true } }, required: ['EMAIL_SMTP_REQUIRE_TLS'] },
+      then: { required: ['EMAIL_SMTP_TLS_KEY_FILE'] },
+    },
   ],
 } as const;

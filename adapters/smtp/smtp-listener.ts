@@ -26,6 +26,8 @@ export interface SmtpListenerOptions {
   /** Queues an accepted message for these channels. */
   accept(channelIds: string[], mail: InboundEmail): Promise<void>;
   log(level: 'info' | 'warn', message: string, extra?: unknown): void;
+  /** STARTTLS with this key and certificate (PEM); `required`: no MAIL FROM before it (530). */
+  tls?: { key: Buffer; cert: Buffer; required: boolean };
 }
 
 export interface SmtpListener {
@@ -69,11 +71,14 @@ export async function startSmtpListener(options: SmtpListenerOptions): Promise<S
     size: options.maxBytes,
     rejectOversized: true,
     authOptional: true,
-    // Plain SMTP on a trusted network or behind an MX that terminates TLS; no AUTH: it only receives.
-    disabledCommands: ['AUTH', 'STARTTLS'],
+    // No AUTH: it only receives, as an MX does. STARTTLS when a key and certificate are configured; else plain
+    // SMTP on a trusted network or behind an MX that terminates TLS.
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     socketTimeout: options.timeoutMs,
     logger: false,
     onMailFrom(_address, session, callback) {
+      if (options.tls?.required && !session.secure) return callback(smtpError(530, 'Must issue a STARTTLS command first'));
       routed.set(session.id, []);
       callback();
     },
