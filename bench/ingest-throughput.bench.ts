@@ -12,6 +12,8 @@
  *   npx tsx bench/ingest-throughput.bench.ts       writes bench/results/ingest-throughput.json
  *   BENCH_MARKDOWN_MB=2                             a larger document (default 1)
  *   BENCH_BUILDS=8/32,16/64                         HNSW builds (m/ef_construction) to compare (default these two)
+ *   BENCH_CORPUS=readmes                            real READMEs instead of the synthetic 16-word text (slower:
+ *                                                   longer chunks, more distinct terms for the text index and BM25)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,10 +26,12 @@ import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvec
 import { type PgvectorVectorIndex, toVectorBinary } from '../adapters/pgvector/pgvector.vector-index';
 import { startPlatform } from '../app/platform';
 import { benchConfig } from './support/bench-config';
-import { markdown, recallAt10 } from './support/ingest-corpus';
+import { markdown, readmeMarkdown, recallAt10 } from './support/ingest-corpus';
 
 const ROOT = path.resolve(__dirname, '..');
 const MARKDOWN_MB = Number(process.env.BENCH_MARKDOWN_MB ?? 1);
+/** `readmes`: real READMEs (bench/eval/corpus.json); `synthetic` (default): 16 words repeated, near-identical vectors. */
+const CORPUS = process.env.BENCH_CORPUS ?? 'synthetic';
 const BUILDS = (process.env.BENCH_BUILDS ?? '8/32,16/64').split(',').map((b) => b.split('/').map(Number) as [number, number]);
 const now = () => performance.now();
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -71,7 +75,7 @@ async function run(m: number, efConstruction: number) {
     };
     await ingest('warm.md', Buffer.from(markdown(20_000))); // threads boot, routes compile
 
-    const text = Buffer.from(markdown(MARKDOWN_MB * 1024 * 1024));
+    const text = Buffer.from((CORPUS === 'readmes' ? readmeMarkdown : markdown)(MARKDOWN_MB * 1024 * 1024));
     const cpu0 = process.cpuUsage();
     const t0 = now();
     const doc = await ingest('big.md', text);
@@ -113,7 +117,7 @@ async function run(m: number, efConstruction: number) {
     const n = doc.chunkCount;
     return {
       hnsw: index.hnsw,
-      document: { megabytes: MARKDOWN_MB, status: doc.processingStatus, chunks: n },
+      document: { corpus: CORPUS, megabytes: MARKDOWN_MB, status: doc.processingStatus, chunks: n },
       endToEnd: {
         chunksPerSecond: +((n / ingestMs) * 1000).toFixed(0),
         ms: +ingestMs.toFixed(0),

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import type { Knex } from 'knex';
 
 /** Prose with enough distinct words that chunks differ (the embedder and the full-text index see real text). */
@@ -14,6 +17,26 @@ export function markdown(bytes: number): string {
     size += line.length;
   }
   return parts.join('');
+}
+
+/**
+ * About `bytes` of real prose and code: the READMEs of the retrieval evaluation's corpus (permissively licensed npm
+ * packages, bench/eval/corpus.json) as markdown sections, repeated if needed. Unlike `markdown`, whose 16 words make
+ * every chunk's vector nearly the same, these give the HNSW graph the spread real documents give it.
+ */
+export function readmeMarkdown(bytes: number): string {
+  const corpus = JSON.parse(readFileSync(join(__dirname, '..', 'eval', 'corpus.json'), 'utf8')) as {
+    documents: { title: string; text: string }[];
+  };
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const doc = corpus.documents[i % corpus.documents.length];
+    const section = `\n# ${doc.title}${i >= corpus.documents.length ? ` (${Math.floor(i / corpus.documents.length) + 1})` : ''}\n\n${doc.text}\n`;
+    parts.push(section);
+    size += section.length;
+  }
+  return parts.join('').slice(0, bytes);
 }
 
 /**
