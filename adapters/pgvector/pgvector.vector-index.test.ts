@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { VectorChunk } from '../../core/ports/vector-index';
 import { vectorIndexConformance } from '../../test/conformance/vector-index.conformance';
+import { createScratchDatabase, pgvectorOnServer, type ScratchDatabase } from '../../test/support/databases';
 import { type Database, openDatabase } from '../postgres/database';
 import { textScoreOf } from './pgvector.bm25';
 import { PGVECTOR_MISSING_MESSAGE } from './pgvector.schema';
@@ -34,6 +35,23 @@ vectorIndexConformance('pgvector on PGlite, new documents written two rows a tra
   },
   destroy: () => slicedDb?.close(),
 });
+
+// The same suite on the real Postgres server (pgvector built from vendor/pgvector): the server's planner, its
+// default HNSW build and concurrent sessions, none of which PGlite has.
+let serverDb: Database | undefined;
+let serverScratch: ScratchDatabase | undefined;
+if (pgvectorOnServer)
+  vectorIndexConformance('pgvector on a Postgres server', {
+    create: async () => {
+      serverScratch = await createScratchDatabase('pgvector_conformance');
+      serverDb = await openDatabase({ url: serverScratch.url, poolMax: 4 });
+      return PgvectorVectorIndex.open({ knex: serverDb.knex });
+    },
+    destroy: async () => {
+      await serverDb?.close();
+      await serverScratch?.drop();
+    },
+  });
 
 const realPostgres = process.env.TEST_REAL_SERVICES === '1' ? describe : describe.skip;
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import pg from 'pg';
@@ -9,6 +10,26 @@ export const realServices = process.env.TEST_REAL_SERVICES === '1';
 export const describeWithRealServices: jest.Describe = realServices ? describe : describe.skip;
 
 const ADMIN_URL = process.env.TEST_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * Whether the real Postgres server offers pgvector (`bin/install-pgvector.sh` builds the vendored one; .ci/run
+ * runs it). Asked once, synchronously, so a suite can decide between describe and describe.skip.
+ */
+export const pgvectorOnServer: boolean = (() => {
+  if (!realServices) return false;
+  try {
+    const out = execFileSync('psql', [ADMIN_URL, '-Atc', "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'"], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+    });
+    return out.trim() === '1';
+  } catch {
+    return false;
+  }
+})();
+if (realServices && !pgvectorOnServer)
+  console.warn('The Postgres server has no pgvector (run bin/install-pgvector.sh): its pgvector suites are skipped.');
 
 export interface ScratchDatabase {
   url: string;
