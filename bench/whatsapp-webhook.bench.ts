@@ -6,6 +6,8 @@
  *
  *   npx tsx bench/whatsapp-webhook.bench.ts    writes bench/results/whatsapp-webhook.json
  *   WEBHOOK_RATE=200 WEBHOOK_SECONDS=10        the rate and the length of each run
+ *   WEBHOOK_STACK=split                        the production shape instead: gateway, api and worker processes on
+ *                                              Postgres (pgvector), RabbitMQ and Redis; writes whatsapp-webhook-split.json
  *
  * Same-run baseline: the same bodies unsigned at the same rate (401 after the channel lookup, nothing queued),
  * after a warm-up of both paths.
@@ -26,8 +28,11 @@ import { startPlatform } from '../app/platform';
 import { whatsappNotification, whatsappSignature, whatsappText } from '../test/fakes/whatsapp-notification';
 import { benchConfig } from './support/bench-config';
 import { fixedRate, type FixedRateRequest } from './support/fixed-rate';
+import { type SplitStack, splitStackAvailable, startSplitStack } from './support/split-stack';
 
 const RATE = Number(process.env.WEBHOOK_RATE ?? 200);
+/** `split`: gateway, api and worker as three processes on Postgres, RabbitMQ and Redis (bench/support/split-stack.ts). */
+const STACK = process.env.WEBHOOK_STACK === 'split' ? 'split' : 'start';
 const SECONDS = Number(process.env.WEBHOOK_SECONDS ?? 10);
 const APP_SECRET = 'bench-app-secret-0123456789';
 const REFUNDS =
@@ -65,8 +70,17 @@ async function json(url: string, method: string, body: unknown, token?: string) 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-wa-'));
   const graph = await fakeGraph();
-  const config = benchConfig(dataDir, { WHATSAPP_GRAPH_API_URL: graph.url });
-  const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
+  let split: SplitStack | undefined;
+  let platform: { gatewayUrl: string; close(): Promise<void> };
+  if (STACK === 'split') {
+    const missing = await splitStackAvailable();
+    if (missing) throw new Error(`WEBHOOK_STACK=split: ${missing}`);
+    split = await startSplitStack({ WHATSAPP_GRAPH_API_URL: graph.url });
+    platform = split;
+  } else {
+    const config = benchConfig(dataDir, { WHATSAPP_GRAPH_API_URL: graph.url });
+    platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }) });
+  }
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-wa-load-'));
   try {
     const gw = platform.gatewayUrl;
@@ -151,7 +165,11 @@ async function main() {
       node: process.version,
       cpus: os.cpus().length,
       loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
-      store: 'embedded (PGlite), in-process queue, offline model',
+      store:
+        STACK === 'split'
+          ? 'split roles: gateway, api and worker processes; Postgres server + pgvector, RabbitMQ, Redis; offline model'
+          : 'embedded (PGlite), in-process queue, offline model',
+      ...(split ? { rssMb: split.rssMb() } : {}),
       rate: RATE,
       secondsPerRun: SECONDS,
       baselineUnsigned401: baseline,
@@ -162,12 +180,17 @@ async function main() {
         runMs: Date.now() - started,
         repliesPerSecond: repliesAtEnd / ((Date.now() - started) / 1000),
       },
-      eventLoopDelay: loopDelays,
+      // the platform's event loop only when it runs in this process
+      ...(STACK === 'start' ? { eventLoopDelay: loopDelays } : {}),
       target: { p99Ms: 20 },
-      note: 'latency from the scheduled send time (open loop); the platform, its worker and the fake Graph API share this process and two cores with other work on the machine.',
+      note:
+        STACK === 'split'
+          ? 'latency from the scheduled send time (open loop); gateway, api and worker are separate processes sharing two cores with Postgres, RabbitMQ, Redis, the generator and the fake Graph API.'
+          : 'latency from the scheduled send time (open loop); the platform, its worker and the fake Graph API share this process and two cores with other work on the machine.',
     };
     await mkdir(path.join(__dirname, 'results'), { recursive: true });
-    await writeFile(path.join(__dirname, 'results', 'whatsapp-webhook.json'), JSON.stringify(result, null, 2));
+    const file = STACK === 'split' ? 'whatsapp-webhook-split.json' : 'whatsapp-webhook.json';
+    await writeFile(path.join(__dirname, 'results', file), JSON.stringify(result, null, 2));
     console.log(JSON.stringify(result, null, 2));
   } finally {
     await platform.close();

@@ -1,0 +1,146 @@
+/**
+ * The platform as the production stack runs it, on this machine's real services: `migrate`, then `api`, `worker`
+ * and `gateway` as three processes (bin/platform.ts) on a scratch database of the local Postgres server (pgvector
+ * built by bin/install-pgvector.sh), RabbitMQ with a queue prefix of its own, and Redis for nonces and rate limits.
+ * For benchmarks that ask what a request path costs when the background work is not on its event loop.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+import pg from 'pg';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface SplitStack {
+  gatewayUrl: string;
+  /** Resident memory (MB) of each role's process. */
+  rssMb(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function admin(sql: string) {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect();
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Whether the local server can hold the stack's data (it needs pgvector). */
+export async function splitStackAvailable(): Promise<string | null> {
+  try {
+    const r = await admin("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'");
+    return r.rows[0].n === 1 ? null : 'the local Postgres server has no pgvector (run bin/install-pgvector.sh)';
+  } catch (e) {
+    return `the local Postgres server does not answer: ${(e as Error).message}`;
+  }
+}
+
+function run(role: string, env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin', 'platform.ts'), role], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess) {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${url}: the process exited with ${child.exitCode}`);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} never became ready`);
+}
+
+export async function startSplitStack(extra: Record<string, string> = {}): Promise<SplitStack> {
+  const database = `ap_bench_${randomBytes(5).toString('hex')}`;
+  await admin(`CREATE DATABASE ${database}`);
+  const dbUrl = new URL(ADMIN_URL);
+  dbUrl.pathname = `/${database}`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-split-'));
+  const [apiPort, gatewayPort] = [await freePort(), await freePort()];
+  const secret = () => randomBytes(24).toString('hex');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    DATABASE_URL: dbUrl.toString(),
+    QUEUE: 'rabbitmq',
+    RABBITMQ_URL: process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    QUEUE_PREFIX: database,
+    REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+    RATE_LIMIT_STORE: 'redis',
+    NONCE_REGISTRY: 'redis',
+    JWT_SECRET: secret(),
+    INTERNAL_SECRET: secret(),
+    WEBHOOK_SIGNING_SECRET: secret(),
+    API_HOST: '127.0.0.1',
+    API_PORT: String(apiPort),
+    API_URL: `http://127.0.0.1:${apiPort}`,
+    HOST: '127.0.0.1',
+    PORT: String(gatewayPort),
+    PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+    APP_URL: `http://127.0.0.1:${gatewayPort}`,
+    RATE_LIMIT_PER_IP: '100000000',
+    RATE_LIMIT_PER_PRINCIPAL: '100000000',
+    ...extra,
+  };
+  const migrate = run('migrate', env);
+  const code = await new Promise<number | null>((resolve) => migrate.once('exit', resolve));
+  if (code !== 0) throw new Error(`migrate exited with ${code}`);
+  const children: Record<string, ChildProcess> = { api: run('api', env), worker: run('worker', env) };
+  await waitReady(`http://127.0.0.1:${apiPort}/ready`, children.api);
+  children.gateway = run('gateway', env);
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  await waitReady(`${gatewayUrl}/health`, children.gateway);
+  return {
+    gatewayUrl,
+    rssMb: () =>
+      Object.fromEntries(
+        Object.entries(children).map(([role, child]) => {
+          try {
+            const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+            return [role, Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)];
+          } catch {
+            return [role, 0];
+          }
+        }),
+      ),
+    close: async () => {
+      await Promise.all(
+        Object.values(children).map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+            }),
+        ),
+      );
+      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
