@@ -8,6 +8,7 @@
  *   WEBHOOK_RATE=200 WEBHOOK_SECONDS=10        the rate and the length of each run
  *   WEBHOOK_STACK=split                        the production shape instead: gateway, api and worker processes on
  *                                              Postgres (pgvector), RabbitMQ and Redis; writes whatsapp-webhook-split.json
+ *   WEBHOOK_WORKER_NICE=10                     with split: the worker process niced (whatsapp-webhook-split-nice10.json)
  *
  * Same-run baseline: the same bodies unsigned at the same rate (401 after the channel lookup, nothing queued),
  * after a warm-up of both paths.
@@ -33,6 +34,8 @@ import { type SplitStack, splitStackAvailable, startSplitStack } from './support
 const RATE = Number(process.env.WEBHOOK_RATE ?? 200);
 /** `split`: gateway, api and worker as three processes on Postgres, RabbitMQ and Redis (bench/support/split-stack.ts). */
 const STACK = process.env.WEBHOOK_STACK === 'split' ? 'split' : 'start';
+/** With `split`: the worker process's niceness (e.g. 10), so the api gets the CPU first. */
+const WORKER_NICE = Number(process.env.WEBHOOK_WORKER_NICE ?? 0);
 const SECONDS = Number(process.env.WEBHOOK_SECONDS ?? 10);
 const APP_SECRET = 'bench-app-secret-0123456789';
 const REFUNDS =
@@ -75,7 +78,7 @@ async function main() {
   if (STACK === 'split') {
     const missing = await splitStackAvailable();
     if (missing) throw new Error(`WEBHOOK_STACK=split: ${missing}`);
-    split = await startSplitStack({ WHATSAPP_GRAPH_API_URL: graph.url });
+    split = await startSplitStack({ WHATSAPP_GRAPH_API_URL: graph.url }, WORKER_NICE);
     platform = split;
   } else {
     const config = benchConfig(dataDir, { WHATSAPP_GRAPH_API_URL: graph.url });
@@ -169,7 +172,7 @@ async function main() {
         STACK === 'split'
           ? 'split roles: gateway, api and worker processes; Postgres server + pgvector, RabbitMQ, Redis; offline model'
           : 'embedded (PGlite), in-process queue, offline model',
-      ...(split ? { rssMb: split.rssMb() } : {}),
+      ...(split ? { rssMb: split.rssMb(), workerNice: WORKER_NICE } : {}),
       rate: RATE,
       secondsPerRun: SECONDS,
       baselineUnsigned401: baseline,
@@ -189,7 +192,7 @@ async function main() {
           : 'latency from the scheduled send time (open loop); the platform, its worker and the fake Graph API share this process and two cores with other work on the machine.',
     };
     await mkdir(path.join(__dirname, 'results'), { recursive: true });
-    const file = STACK === 'split' ? 'whatsapp-webhook-split.json' : 'whatsapp-webhook.json';
+    const file = STACK === 'split' ? `whatsapp-webhook-split${WORKER_NICE ? `-nice${WORKER_NICE}` : ''}.json` : 'whatsapp-webhook.json';
     await writeFile(path.join(__dirname, 'results', file), JSON.stringify(result, null, 2));
     console.log(JSON.stringify(result, null, 2));
   } finally {

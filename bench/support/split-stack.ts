@@ -72,7 +72,11 @@ async function waitReady(url: string, child: ChildProcess) {
   throw new Error(`${url} never became ready`);
 }
 
-export async function startSplitStack(extra: Record<string, string> = {}): Promise<SplitStack> {
+/**
+ * @param workerNice niceness of the worker process (0-19): on a machine whose cores the api shares with the
+ *   worker, a niced worker leaves the api the CPU whenever a request needs it (the README's deployment advice).
+ */
+export async function startSplitStack(extra: Record<string, string> = {}, workerNice = 0): Promise<SplitStack> {
   const database = `ap_bench_${randomBytes(5).toString('hex')}`;
   await admin(`CREATE DATABASE ${database}`);
   const dbUrl = new URL(ADMIN_URL);
@@ -110,6 +114,7 @@ export async function startSplitStack(extra: Record<string, string> = {}): Promi
   const code = await new Promise<number | null>((resolve) => migrate.once('exit', resolve));
   if (code !== 0) throw new Error(`migrate exited with ${code}`);
   const children: Record<string, ChildProcess> = { api: run('api', env), worker: run('worker', env) };
+  if (workerNice && children.worker.pid) os.setPriority(children.worker.pid, workerNice);
   await waitReady(`http://127.0.0.1:${apiPort}/ready`, children.api);
   children.gateway = run('gateway', env);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
