@@ -27,9 +27,9 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { startPlatform } from '../app/platform';
 import { whatsappNotification, whatsappSignature, whatsappText } from '../test/fakes/whatsapp-notification';
+import { type SplitStack, splitStackAvailable, startSplitStack } from '../test/support/split-stack';
 import { benchConfig } from './support/bench-config';
 import { fixedRate, type FixedRateRequest } from './support/fixed-rate';
-import { type SplitStack, splitStackAvailable, startSplitStack } from './support/split-stack';
 
 const RATE = Number(process.env.WEBHOOK_RATE ?? 200);
 /** `split`: gateway, api and worker as three processes on Postgres, RabbitMQ and Redis (bench/support/split-stack.ts). */

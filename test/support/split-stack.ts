@@ -2,7 +2,8 @@
  * The platform as the production stack runs it, on this machine's real services: `migrate`, then `api`, `worker`
  * and `gateway` as three processes (bin/platform.ts) on a scratch database of the local Postgres server (pgvector
  * built by bin/install-pgvector.sh), RabbitMQ with a queue prefix of its own, and Redis for nonces and rate limits.
- * For benchmarks that ask what a request path costs when the background work is not on its event loop.
+ * For the split-roles end-to-end suite, and benchmarks that ask what a request path costs when the background work
+ * is not on its event loop.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,10 +15,13 @@ import path from 'node:path';
 import pg from 'pg';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const ADMIN_URL = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL =
+  process.env.TEST_POSTGRES_ADMIN_URL ?? process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface SplitStack {
   gatewayUrl: string;
+  /** The api role reached directly (it answers only requests the gateway signed). */
+  apiUrl: string;
   /** Resident memory (MB) of each role's process. */
   rssMb(): Record<string, number>;
   close(): Promise<void>;
@@ -121,6 +125,7 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
   await waitReady(`${gatewayUrl}/health`, children.gateway);
   return {
     gatewayUrl,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
     rssMb: () =>
       Object.fromEntries(
         Object.entries(children).map(([role, child]) => {
