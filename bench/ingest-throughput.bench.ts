@@ -12,6 +12,7 @@
  *   npx tsx bench/ingest-throughput.bench.ts       writes bench/results/ingest-throughput.json
  *   BENCH_MARKDOWN_MB=2                             a larger document (default 1)
  *   BENCH_BUILDS=8/32,16/64                         HNSW builds (m/ef_construction) to compare (default these two)
+ *   BENCH_STORE=postgres                            the local Postgres server (results in ingest-throughput-postgres*.json)
  *   BENCH_CORPUS=readmes                            real READMEs instead of the synthetic 16-word text (slower:
  *                                                   longer chunks, more distinct terms for the text index and BM25)
  */
@@ -25,6 +26,7 @@ import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher'
 import { createSpace, spaceFor, stagedTableOf } from '../adapters/pgvector/pgvector.schema';
 import { type PgvectorVectorIndex, toVectorBinary } from '../adapters/pgvector/pgvector.vector-index';
 import { startPlatform } from '../app/platform';
+import { createScratchDatabase } from '../test/support/scratch-database';
 import { benchConfig } from './support/bench-config';
 import { markdown, readmeMarkdown, recallAt10 } from './support/ingest-corpus';
 
@@ -32,6 +34,8 @@ const ROOT = path.resolve(__dirname, '..');
 const MARKDOWN_MB = Number(process.env.BENCH_MARKDOWN_MB ?? 1);
 /** `readmes`: real READMEs (bench/eval/corpus.json); `synthetic` (default): 16 words repeated, near-identical vectors. */
 const CORPUS = process.env.BENCH_CORPUS ?? 'synthetic';
+/** `postgres`: the local Postgres server (pgvector from bin/install-pgvector.sh) instead of the embedded store. */
+const STORE = process.env.BENCH_STORE === 'postgres' ? 'postgres' : 'embedded';
 const BUILDS = (process.env.BENCH_BUILDS ?? '8/32,16/64').split(',').map((b) => b.split('/').map(Number) as [number, number]);
 const now = () => performance.now();
 const cpuMs = (since: NodeJS.CpuUsage) => {
@@ -41,7 +45,9 @@ const cpuMs = (since: NodeJS.CpuUsage) => {
 
 async function run(m: number, efConstruction: number) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-ingest-'));
+  const server = STORE === 'postgres' ? await createScratchDatabase('ingest_bench') : null;
   const config = benchConfig(dataDir, {
+    ...(server ? { DATABASE_URL: server.url } : {}),
     PGVECTOR_HNSW_M: String(m),
     PGVECTOR_HNSW_EF_CONSTRUCTION: String(efConstruction),
     ...(process.env.PGVECTOR_ROWS_PER_TRANSACTION ? { PGVECTOR_ROWS_PER_TRANSACTION: process.env.PGVECTOR_ROWS_PER_TRANSACTION } : {}),
@@ -117,6 +123,7 @@ async function run(m: number, efConstruction: number) {
     const n = doc.chunkCount;
     return {
       hnsw: index.hnsw,
+      store: STORE,
       document: { corpus: CORPUS, megabytes: MARKDOWN_MB, status: doc.processingStatus, chunks: n },
       endToEnd: {
         chunksPerSecond: +((n / ingestMs) * 1000).toFixed(0),
@@ -138,6 +145,7 @@ async function run(m: number, efConstruction: number) {
     };
   } finally {
     await platform.close();
+    await server?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
@@ -158,7 +166,8 @@ async function main() {
     runs,
   };
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
-  await writeFile(path.join(ROOT, 'bench/results/ingest-throughput.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const file = `ingest-throughput${STORE === 'postgres' ? '-postgres' : ''}${CORPUS === 'readmes' ? '-readmes' : ''}.json`;
+  await writeFile(path.join(ROOT, 'bench/results', file), `${JSON.stringify(result, null, 2)}\n`);
 }
 
 main().catch((e) => {

@@ -12,11 +12,9 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import pg from 'pg';
+import { admin, createScratchDatabase } from './scratch-database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const ADMIN_URL =
-  process.env.TEST_POSTGRES_ADMIN_URL ?? process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface SplitStack {
   gatewayUrl: string;
@@ -35,20 +33,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function admin(sql: string) {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 /** Whether the local server can hold the stack's data (it needs pgvector). */
 export async function splitStackAvailable(): Promise<string | null> {
   try {
-    const r = await admin("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'");
+    const r = await admin((c) => c.query("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'"));
     return r.rows[0].n === 1 ? null : 'the local Postgres server has no pgvector (run bin/install-pgvector.sh)';
   } catch (e) {
     return `the local Postgres server does not answer: ${(e as Error).message}`;
@@ -81,10 +69,7 @@ async function waitReady(url: string, child: ChildProcess) {
  *   worker, a niced worker leaves the api the CPU whenever a request needs it (the README's deployment advice).
  */
 export async function startSplitStack(extra: Record<string, string> = {}, workerNice = 0): Promise<SplitStack> {
-  const database = `ap_bench_${randomBytes(5).toString('hex')}`;
-  await admin(`CREATE DATABASE ${database}`);
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${database}`;
+  const scratch = await createScratchDatabase('split_stack');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-split-'));
   const [apiPort, gatewayPort] = [await freePort(), await freePort()];
   const secret = () => randomBytes(24).toString('hex');
@@ -93,10 +78,10 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
-    DATABASE_URL: dbUrl.toString(),
+    DATABASE_URL: scratch.url,
     QUEUE: 'rabbitmq',
     RABBITMQ_URL: process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
-    QUEUE_PREFIX: database,
+    QUEUE_PREFIX: scratch.name,
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     RATE_LIMIT_STORE: 'redis',
     NONCE_REGISTRY: 'redis',
@@ -149,7 +134,7 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
             }),
         ),
       );
-      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
