@@ -7,9 +7,9 @@
  * The vector half picks its access path per knowledge base from the chunk count kept by the BM25 statistics
  * (`st.n`, maintained by triggers on every write, so it needs no cache of its own):
  * - up to `EXACT_SCAN_BUDGET / dimensions` chunks, an exact scan of the knowledge base's rows (scope index):
- *   measured at 10k chunks in 10 knowledge bases (1,000 per knowledge base, 256 dimensions, PGlite), it cost
- *   2.1 ms against 6.9 ms for the HNSW index with `hnsw.iterative_scan` (relaxed order, ef_search 100) and
- *   returned the true nearest neighbours, where the filtered HNSW scan found 0.85 of them (bench/search-speed);
+ *   the true nearest neighbours. In bench/search-speed (PGlite, 256 dimensions, offline hashed vectors) the
+ *   filtered HNSW walk found 0.90 of them at 10k chunks in 10 knowledge bases and cost more CPU (14.5 ms
+ *   against 9.0), and 0.36 of them at 100k (10k per knowledge base, 54 ms against 137);
  * - above it, the HNSW index with iterative scans (pgvector 0.8), which keeps walking the graph until enough
  *   rows of the knowledge base are found, instead of filtering a global top-k.
  * Both paths return ids and distances only; the chunk columns are read for the winners.

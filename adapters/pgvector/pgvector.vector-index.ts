@@ -44,6 +44,11 @@ export interface PgvectorVectorIndexOptions {
    * (default EXACT_SCAN_BUDGET, pgvector.hybrid-query.ts).
    */
   exactScanBudget?: number;
+  /**
+   * Search several knowledge bases with one statement each, side by side on the pool's connections (a server),
+   * instead of one statement for all of them (default false: the embedded store runs one statement at a time).
+   */
+  parallelKnowledgeBases?: boolean;
   /** Where a failed background move is reported (it is retried on the next staged write or open). */
   onError?: (error: unknown) => void;
 }
@@ -152,6 +157,7 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly deferIndexAbove: number;
   private readonly rowsPerTransaction: number;
   private readonly exactScanBudget: number | undefined;
+  private readonly parallelKnowledgeBases: boolean;
   readonly hnsw: HnswBuild;
   private readonly mover: StagedRowsMover;
   private readonly ready = new Map<number, Promise<void>>();
@@ -167,6 +173,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.deferIndexAbove = options.deferIndexAbove ?? Number.POSITIVE_INFINITY;
     this.rowsPerTransaction = options.rowsPerTransaction ?? 0;
     this.exactScanBudget = options.exactScanBudget;
+    this.parallelKnowledgeBases = options.parallelKnowledgeBases ?? false;
     this.hnsw = checkHnswBuild(options.hnsw ?? PGVECTOR_HNSW_DEFAULTS);
     this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
     if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
@@ -351,33 +358,45 @@ export class PgvectorVectorIndex implements VectorIndex {
       : [...known].map(spaceFor);
     if (spaces.length === 0) return { vector: [], text: [] };
 
+    // A server runs the knowledge bases side by side, one statement (both halves) each on its own connection;
+    // the embedded store has one session, where one statement for all of them is one round trip instead of several.
+    const rows =
+      this.parallelKnowledgeBases && kbIds.length > 1
+        ? (await Promise.all(kbIds.map((kb) => this.searchRows(spaces, [kb], query, text, limit)))).flat()
+        : await this.searchRows(spaces, kbIds, query, text, limit);
+    const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
+    const relevance = (r: Record<string, unknown>) => Number(r.text_score);
+    const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+      relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
+    return {
+      vector: rows
+        .filter((r) => r.half === 'v')
+        .map(toCandidate)
+        .sort(byVector),
+      text: rows
+        .filter((r) => r.half === 't' && relevance(r) > 0)
+        .sort(byText)
+        .map(toCandidate),
+    };
+  }
+
+  private searchRows(spaces: VectorSpace[], kbIds: string[], query: HybridSearchQuery, text: string | null, limit: number) {
     return this.db.transaction(async (trx) => {
       // One round trip for every setting (no bind parameters, so the simple protocol takes them all): the
       // prepared statements' generic plan (pgvector.prepared.ts) and the HNSW walk of the vector half. Sorts
       // are off for the plan of a statement with a vector half: the planner prices a distance at one operator
       // and so preferred sorting every row of a large knowledge base (60-100 ms at 10k rows of 1,024
       // dimensions) to walking the index; every other sort of the statement has no alternative, so it stays.
+      // Before Postgres 18 a disabled sort adds 1e10 to the plan's cost, which set off JIT compilation on every
+      // execution (400 ms a search on the test server): JIT is off for the transaction.
       const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
       const hnsw = query.embedding
-        ? `; SET LOCAL enable_sort = off; SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`
+        ? `; SET LOCAL enable_sort = off; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`
         : '';
       await trx.raw(`SET LOCAL plan_cache_mode = force_generic_plan${hnsw}`);
       const rows: Record<string, unknown>[] = [];
       for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
-      const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
-      const relevance = (r: Record<string, unknown>) => Number(r.text_score);
-      const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-        relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
-      return {
-        vector: rows
-          .filter((r) => r.half === 'v')
-          .map(toCandidate)
-          .sort(byVector),
-        text: rows
-          .filter((r) => r.half === 't' && relevance(r) > 0)
-          .sort(byText)
-          .map(toCandidate),
-      };
+      return rows;
     });
   }
 
