@@ -48,6 +48,7 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
       },
       deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE'),
       rowsPerTransaction: setting.number(settings, 'PGVECTOR_ROWS_PER_TRANSACTION') ?? (db.kind === 'pglite' ? 16 : 0),
+      parallelKnowledgeBases: db.kind !== 'pglite',
       onError: (error) =>
         log('warn', 'pgvector: moving staged chunks into the HNSW index failed (retried on the next large write or restart)', error),
     });

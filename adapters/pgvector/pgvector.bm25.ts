@@ -136,13 +136,13 @@ export const BM25_SCORE = `(SELECT coalesce(sum(i.idf * f.tf * ${BM25_K1 + 1} / 
 /**
  * The best BM25 matches of one chunk table for `kb`, `qt`: first among chunks holding a rare query term; only
  * when those are fewer than the limit, also among chunks holding only common terms (that scan is the slow one).
- * Bindings: organization id, limit, organization id, limit, limit.
+ * Named binding: `org` (organization id).
  */
-export function bm25Matches(table: string): string {
-  const scored = `SELECT c.*, ${BM25_SCORE} AS bm25 FROM ${table} c WHERE c.organization_id = ? AND c.knowledge_base_id = kb.id`;
-  return `WITH rare AS (${scored} AND c.tsv @@ qt.sel ORDER BY bm25 DESC, c.id LIMIT ?)
+export function bm25Matches(table: string, limit: number): string {
+  const scored = `SELECT c.*, ${BM25_SCORE} AS bm25 FROM ${table} c WHERE c.organization_id = :org AND c.knowledge_base_id = kb.id`;
+  return `WITH rare AS (${scored} AND c.tsv @@ qt.sel ORDER BY bm25 DESC, c.id LIMIT ${limit})
     SELECT * FROM rare
     UNION ALL
     (${scored} AND c.tsv @@ qt.any_term AND NOT (qt.sel IS NOT NULL AND c.tsv @@ qt.sel)
-      AND (SELECT count(*) FROM rare) < ? ORDER BY bm25 DESC, c.id LIMIT ?)`;
+      AND (SELECT count(*) FROM rare) < ${limit} ORDER BY bm25 DESC, c.id LIMIT ${limit})`;
 }

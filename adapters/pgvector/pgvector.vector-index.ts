@@ -2,8 +2,10 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrate } from '../postgres/migrator';
-import { BM25_SCORE, BM25_TERMS, bm25Matches, textScoreOf } from './pgvector.bm25';
+import { textScoreOf } from './pgvector.bm25';
 import { checkHnswBuild, type HnswBuild, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
+import { type HybridBindings, hybridSearchSql } from './pgvector.hybrid-query';
+import { runPrepared, statementName } from './pgvector.prepared';
 import {
   createSpace,
   ensurePgvectorExtension,
@@ -37,6 +39,16 @@ export interface PgvectorVectorIndexOptions {
   rowsPerTransaction?: number;
   /** HNSW build parameters of new indexes; migration 0070 rebuilds existing ones made otherwise (default pgvector's). */
   hnsw?: HnswBuild;
+  /**
+   * Rows × dimensions up to which a knowledge base's vector half is an exact scan rather than an HNSW walk
+   * (default EXACT_SCAN_BUDGET, pgvector.hybrid-query.ts).
+   */
+  exactScanBudget?: number;
+  /**
+   * Search several knowledge bases with one statement each, side by side on the pool's connections (a server),
+   * instead of one statement for all of them (default false: the embedded store runs one statement at a time).
+   */
+  parallelKnowledgeBases?: boolean;
   /** Where a failed background move is reported (it is retried on the next staged write or open). */
   onError?: (error: unknown) => void;
 }
@@ -51,9 +63,6 @@ export const pgvectorOptionsSchema = {
     rowsPerTransaction: { type: 'integer', minimum: 0 },
   },
 } as const;
-
-const COLUMNS =
-  'c.id, c.organization_id, c.knowledge_base_id, c.document_id, c.chunk_index, c.content, c.embedding_type, c.importance, c.metadata';
 
 /**
  * float4 keeps about 7 significant digits: 9 give back every float32 exactly and half the text of 17. The
@@ -147,6 +156,8 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly efSearch: number;
   private readonly deferIndexAbove: number;
   private readonly rowsPerTransaction: number;
+  private readonly exactScanBudget: number | undefined;
+  private readonly parallelKnowledgeBases: boolean;
   readonly hnsw: HnswBuild;
   private readonly mover: StagedRowsMover;
   private readonly ready = new Map<number, Promise<void>>();
@@ -161,6 +172,8 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.efSearch = options.efSearch ?? 100;
     this.deferIndexAbove = options.deferIndexAbove ?? Number.POSITIVE_INFINITY;
     this.rowsPerTransaction = options.rowsPerTransaction ?? 0;
+    this.exactScanBudget = options.exactScanBudget;
+    this.parallelKnowledgeBases = options.parallelKnowledgeBases ?? false;
     this.hnsw = checkHnswBuild(options.hnsw ?? PGVECTOR_HNSW_DEFAULTS);
     this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
     if (!/^[a-z_][a-z0-9_]*$/.test(this.textConfig))
@@ -345,37 +358,49 @@ export class PgvectorVectorIndex implements VectorIndex {
       : [...known].map(spaceFor);
     if (spaces.length === 0) return { vector: [], text: [] };
 
+    // A server runs the knowledge bases side by side, one statement (both halves) each on its own connection;
+    // the embedded store has one session, where one statement for all of them is one round trip instead of several.
+    const rows =
+      this.parallelKnowledgeBases && kbIds.length > 1
+        ? (await Promise.all(kbIds.map((kb) => this.searchRows(spaces, [kb], query, text, limit)))).flat()
+        : await this.searchRows(spaces, kbIds, query, text, limit);
+    const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
+    const relevance = (r: Record<string, unknown>) => Number(r.text_score);
+    const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
+      relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
+    return {
+      vector: rows
+        .filter((r) => r.half === 'v')
+        .map(toCandidate)
+        .sort(byVector),
+      text: rows
+        .filter((r) => r.half === 't' && relevance(r) > 0)
+        .sort(byText)
+        .map(toCandidate),
+    };
+  }
+
+  private searchRows(spaces: VectorSpace[], kbIds: string[], query: HybridSearchQuery, text: string | null, limit: number) {
     return this.db.transaction(async (trx) => {
-      if (query.embedding) {
-        // One round trip for both settings (no bind parameters, so the simple protocol takes both statements).
-        const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
-        await trx.raw(
-          `SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`,
-        );
-      }
+      // One round trip for every setting (no bind parameters, so the simple protocol takes them all): the
+      // prepared statements' generic plan (pgvector.prepared.ts) and the HNSW walk of the vector half. Sorts
+      // are off for the plan of a statement with a vector half: the planner prices a distance at one operator
+      // and so preferred sorting every row of a large knowledge base (60-100 ms at 10k rows of 1,024
+      // dimensions) to walking the index; every other sort of the statement has no alternative, so it stays.
+      // Before Postgres 18 a disabled sort adds 1e10 to the plan's cost, which set off JIT compilation on every
+      // execution (400 ms a search on the test server): JIT is off for the transaction.
+      const efSearch = Math.min(1000, Math.max(this.efSearch, limit * 2));
+      const hnsw = query.embedding
+        ? `; SET LOCAL enable_sort = off; SET LOCAL jit = off; SET LOCAL hnsw.ef_search = ${efSearch}${this.iterativeScan ? "; SET LOCAL hnsw.iterative_scan = 'relaxed_order'" : ''}`
+        : '';
+      await trx.raw(`SET LOCAL plan_cache_mode = force_generic_plan${hnsw}`);
       const rows: Record<string, unknown>[] = [];
       for (const space of spaces) rows.push(...(await this.searchSpace(trx, space, kbIds, query, text, limit)));
-      const byVector = (a: Candidate, b: Candidate) => b.vectorScore! - a.vectorScore! || a.chunk.id.localeCompare(b.chunk.id);
-      const relevance = (r: Record<string, unknown>) => Number(r.text_score);
-      const byText = (a: Record<string, unknown>, b: Record<string, unknown>) =>
-        relevance(b) - relevance(a) || String(a.id).localeCompare(String(b.id));
-      return {
-        vector: rows
-          .filter((r) => r.half === 'v')
-          .map(toCandidate)
-          .sort(byVector),
-        text: rows
-          .filter((r) => r.half === 't' && relevance(r) > 0)
-          .sort(byText)
-          .map(toCandidate),
-      };
+      return rows;
     });
   }
 
-  /**
-   * Both halves of one space in one statement, per knowledge base: the nearest neighbours (HNSW, filtered
-   * inside the scan by iterative scans) and the best BM25 matches, each scored on the other measure too.
-   */
+  /** Both halves of one space in one statement (pgvector.hybrid-query.ts). */
   private async searchSpace(
     trx: Knex.Transaction,
     space: VectorSpace,
@@ -384,37 +409,12 @@ export class PgvectorVectorIndex implements VectorIndex {
     text: string | null,
     limit: number,
   ): Promise<Record<string, unknown>[]> {
-    const cast = `?::${space.elementType}(${space.dimensions})`;
-    const e = query.embedding ? toVectorLiteral(query.embedding) : null;
-    const sim = e ? `1 - (c.embedding <=> ${cast})` : 'NULL::float8';
-    const scope = `c.organization_id = ? AND c.knowledge_base_id = kb.id`;
-    const halves: { sql: string; args: Knex.RawBinding[] }[] = [];
-    const staged = stagedTableOf(space);
-    if (e) {
-      // the nearest indexed rows (HNSW) and the nearest staged ones (exact), the closest `limit` of both
-      const nearest = (table: string) => `(SELECT * FROM ${table} c WHERE ${scope} ORDER BY c.embedding <=> ${cast} LIMIT ?)`;
-      halves.push({
-        sql: `SELECT c.*, ${text ? BM25_SCORE : '0::float8'} AS bm25, 'v' AS half, ${sim} AS sim
-          FROM (SELECT * FROM (${nearest(space.table)} UNION ALL ${nearest(staged)}) c ORDER BY c.embedding <=> ${cast} LIMIT ?) c`,
-        args: [e, query.organizationId, e, limit, query.organizationId, e, limit, e, limit],
-      });
-    }
-    if (text) {
-      // both tables as one, so the rare/common term selection sees the knowledge base's rows wherever they are
-      const rows = `(SELECT * FROM ${space.table} UNION ALL SELECT * FROM ${staged})`;
-      halves.push({
-        sql: `SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(rows)}) c`,
-        args: [...(e ? [e] : []), query.organizationId, limit, query.organizationId, limit, limit],
-      });
-    }
-    const result = await trx.raw(
-      `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex FROM unnest(tsvector_to_array(to_tsvector('${this.textConfig}', kv_search_text(?)))) l)
-       SELECT ${COLUMNS}, c.half, c.sim, c.bm25 / greatest(qt.idf_total, 1e-9) AS text_score
-       FROM q CROSS JOIN unnest(?::uuid[]) AS kb(id) ${BM25_TERMS}
-       CROSS JOIN LATERAL (${halves.map((h) => `(${h.sql})`).join(' UNION ALL ')}) c`,
-      [text ?? '', kbIds, ...halves.flatMap((h) => h.args)],
-    );
-    return result.rows as Record<string, unknown>[];
+    const vector = query.embedding !== null;
+    const bindings: HybridBindings = { org: query.organizationId, kbs: kbIds, text: text ?? '' };
+    if (query.embedding) bindings.vec = toVectorLiteral(query.embedding);
+    const sql = hybridSearchSql(space, this.textConfig, { vector, text: text !== null, limit, exactScanBudget: this.exactScanBudget });
+    const result = await runPrepared(trx, statementName('kv_hybrid', sql), sql, bindings as unknown as Record<string, Knex.RawBinding>);
+    return result.rows;
   }
 
   private async knownSpaces(wanted?: number): Promise<Set<number>> {

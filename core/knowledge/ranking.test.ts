@@ -141,6 +141,23 @@ describe('selection', () => {
     const out = selectResults(items, { ...o, topKPerKnowledgeBase: 3, maxChunksPerDocument: 1 });
     expect(out.map((r) => r.chunk.id)).toEqual([items[0].chunk.id, items[1].chunk.id]);
   });
+
+  it('selectResults stops early yet returns what duplicates, then caps, then budget return', () => {
+    // near-duplicate groups across two knowledge bases and shared documents, so a chunk over its cap still
+    // removes a later near-duplicate from the other knowledge base
+    const base = { vectorScore: 0.9, textScore: 0.5, textMatch: true, vectorMatch: true, rrf: 0.01, rerankScore: null, relevance: 0.5 };
+    const text = (g: number) => Array.from({ length: 40 }, (_, i) => `g${g}w${i}`).join(' ');
+    const items = Array.from({ length: 30 }, (_, i) => ({
+      ...base,
+      chunk: stored({ knowledgeBaseId: `kb${i % 3 === 0 ? 2 : 1}`, documentId: `doc-${i % 4}`, content: text(i % 7) }),
+      score: 1 - i / 100,
+    }));
+    for (const topK of [1, 2, 3, 5]) {
+      const opts = { ...o, topKPerKnowledgeBase: topK, maxChunksPerDocument: 2, tokenBudget: 150 };
+      const composed = applyTokenBudget(capPerGroup(dropNearDuplicates(items, 0.9), 2, topK), 150);
+      expect(selectResults(items, opts).map((r) => r.chunk.id)).toEqual(composed.map((r) => r.chunk.id));
+    }
+  });
 });
 
 describe('weights', () => {

@@ -121,6 +121,19 @@ describe('retrieve', () => {
     expect(r.chunks.map((x) => x.chunkId)).toEqual([t.id]);
   });
 
+  it('uses the knowledge bases the caller already read, only those asked for and of the organization', async () => {
+    const a = chunk('kb-a', 'doc-1');
+    const index = new FakeIndex(() => ({ vector: [c(a, 0.9, 0.5)], text: [] }));
+    const unread = { repos: { knowledgeBases: { findMany: async () => Promise.reject(new Error('read again')) } } } as unknown as Store;
+    const foreign = { ...kb('kb-x'), organizationId: 'other' };
+    const r = await retrieve(
+      { store: unread, vectorIndex: index, embedder: embedder(), reranker: null },
+      { organizationId: 'org', knowledgeBaseIds: ['kb-a', 'kb-x'], query: 'things', knowledgeBases: [kb('kb-a'), kb('kb-b'), foreign] },
+    );
+    expect(index.queries.map((q) => q.knowledgeBaseIds)).toEqual([['kb-a']]);
+    expect(r.chunks.map((x) => x.chunkId)).toEqual([a.id]);
+  });
+
   it('returns nothing for an empty query or no readable knowledge base, without calling anything', async () => {
     const index = new FakeIndex(() => ({ vector: [], text: [] }));
     const e = embedder();

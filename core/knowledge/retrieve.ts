@@ -14,6 +14,7 @@ import type { Reranker } from '../ports/reranker';
 import type { Store } from '../ports/store';
 import type { Candidate, HybridCandidates } from '../ports/vector-index';
 import type { VectorIndex } from '../ports/vector-index';
+import type { KnowledgeBase } from './knowledge-base';
 import { type LearningPriorSource, withLearningPrior } from './learning-prior';
 import type { KnowledgePricing } from './pricing';
 import { DEFAULT_RANKING, fuse, type RankedChunk, type RankingOptions, rankingProfileFor, scoreCandidates, selectResults } from './ranking';
@@ -69,7 +70,14 @@ export const DEFAULT_CANDIDATES_PER_KB = 20;
 
 export async function retrieve(
   deps: RetrievalDeps,
-  input: { organizationId: string; knowledgeBaseIds: string[]; query: string; options?: RetrievalOptions },
+  input: {
+    organizationId: string;
+    knowledgeBaseIds: string[];
+    query: string;
+    options?: RetrievalOptions;
+    /** The knowledge bases when the caller has already read them (search checks access with them): not read again. */
+    knowledgeBases?: KnowledgeBase[];
+  },
 ): Promise<RetrievalResult> {
   const { candidatesPerKnowledgeBase: profileDepth, ...profile } = rankingProfileFor(deps.embedder);
   const o: RankingOptions = {
@@ -81,7 +89,10 @@ export async function retrieve(
   const perKb = input.options?.candidatesPerKnowledgeBase ?? profileDepth ?? DEFAULT_CANDIDATES_PER_KB;
   const usage: RetrievalUsage = { embeddingModel: null, embeddingTokens: 0, rerankModel: null, rerankSearchUnits: 0 };
   const query = input.query.trim();
-  const kbs = await deps.store.repos.knowledgeBases.findMany(input.organizationId, [...new Set(input.knowledgeBaseIds)]);
+  const ids = [...new Set(input.knowledgeBaseIds)];
+  const kbs = input.knowledgeBases
+    ? input.knowledgeBases.filter((kb) => kb.organizationId === input.organizationId && ids.includes(kb.id))
+    : await deps.store.repos.knowledgeBases.findMany(input.organizationId, ids);
   if (!query || kbs.length === 0) return { chunks: [], usage };
 
   // Knowledge bases embedded with another model than the configured one are searched by text only.

@@ -105,7 +105,13 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
   const merged = new Map<string, { chunk: RetrievedChunk; methods: Set<DiscoveryMethod> }>();
   const usage: RetrievalUsage = { embeddingModel: null, embeddingTokens: 0, rerankModel: null, rerankSearchUnits: 0 };
   for (const q of queries) {
-    const r = await retrieve(deps, { organizationId, knowledgeBaseIds: ids, query: q.text, options: { topKPerKnowledgeBase: topK } });
+    const r = await retrieve(deps, {
+      organizationId,
+      knowledgeBaseIds: ids,
+      query: q.text,
+      options: { topKPerKnowledgeBase: topK },
+      knowledgeBases: kbs,
+    });
     usage.embeddingModel = r.usage.embeddingModel ?? usage.embeddingModel;
     usage.embeddingTokens += r.usage.embeddingTokens;
     usage.rerankModel = r.usage.rerankModel ?? usage.rerankModel;
