@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 
 import type { HybridSearchQuery, VectorChunk } from '../../core/ports/vector-index';
-import { createScratchDatabase, describeWithRealServices } from '../../test/support/databases';
+import { createScratchDatabase, pgvectorOnServer } from '../../test/support/databases';
 import { type Database, openDatabase } from '../postgres/database';
 import { PgvectorVectorIndex } from './pgvector.vector-index';
 
@@ -23,8 +23,9 @@ hybridPathSuite('pgvector hybrid search paths on PGlite', async () => {
   return { db, drop: async () => undefined };
 });
 
-// On a server every knowledge base is its own statement, side by side on the pool's connections.
-describeWithRealServices('pgvector hybrid search paths on a Postgres server', () => {
+// On a server every knowledge base is its own statement, side by side on the pool's connections (pgvector built by
+// bin/install-pgvector.sh).
+(pgvectorOnServer ? describe : describe.skip)('pgvector hybrid search paths on a Postgres server', () => {
   hybridPathSuite(
     'with pgvector',
     async () => {
