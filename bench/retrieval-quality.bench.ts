@@ -14,6 +14,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
+import type { Database } from '../adapters/postgres/database';
 import type { IngestJobPayload } from '../core/knowledge/documents';
 import { processIngestJob } from '../core/knowledge/ingest-document';
 import { ingestText } from '../core/knowledge/ingest-text';
@@ -56,10 +57,11 @@ export interface QualityResult {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-export async function runRetrievalQuality(options: { dimensions?: number } = {}): Promise<QualityResult> {
+/** `database`: another store for the same run (the Postgres server in its suite); the default is an in-memory PGlite. */
+export async function runRetrievalQuality(options: { dimensions?: number; database?: Database } = {}): Promise<QualityResult> {
   const corpus = JSON.parse(readFileSync(join(__dirname, '../test/fixtures/retrieval/corpus.json'), 'utf8')) as Corpus;
   const dimensions = options.dimensions ?? 1024;
-  const h = await createKnowledgeHarness({ dimensions, reranker: new LocalReranker() });
+  const h = await createKnowledgeHarness({ dimensions, reranker: new LocalReranker(), database: options.database });
   try {
     const { organizationId } = await h.newOrganization('quality');
     const kb = await h.newKnowledgeBase(organizationId);
