@@ -1,5 +1,4 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import { Registry } from 'prom-client';
 
 import type { Operation } from '../../contracts/operation';
@@ -17,6 +16,7 @@ import { createHttpMetrics } from './metrics';
 import { mountOperations } from './mount-operations';
 import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
+import { securityHeaders } from './security-headers';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
 import { widgetAsset } from './widget-asset';
@@ -67,7 +67,7 @@ export function createApiApp(options: ApiAppOptions) {
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
-  app.use(helmet({ strictTransportSecurity: false }));
+  app.use(securityHeaders({ strictTransportSecurity: false }));
   app.use(requestLog(options.log));
   if (options.traceRequest) app.use(options.traceRequest);
   const metrics = createHttpMetrics();
