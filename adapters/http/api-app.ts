@@ -28,6 +28,8 @@ export interface ApiAppOptions {
   clock: Clock;
   resolveActor(identity: ForwardedIdentity): Promise<Actor | null>;
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
+  /** Whether the per-request `info` line would be written at all (default true); false skips timing and building it. */
+  logRequests?: boolean;
   /** Each gateway signature is accepted once (shared through Redis when configured). */
   nonces: NonceRegistry;
   /** Largest JSON body in bytes (default 25 MiB). */
@@ -68,7 +70,7 @@ export function createApiApp(options: ApiAppOptions) {
   app.set('query parser', 'simple');
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
   app.use(securityHeaders({ strictTransportSecurity: false }));
-  app.use(requestLog(options.log));
+  app.use(requestLog(options.logRequests === false ? undefined : options.log));
   if (options.traceRequest) app.use(options.traceRequest);
   const metrics = createHttpMetrics();
   app.use(metrics.observe);

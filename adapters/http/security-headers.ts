@@ -7,19 +7,26 @@ import helmet, { type HelmetOptions } from 'helmet';
  * replayed. What helmet would remove (X-Powered-By) is removed too. The set stays exactly helmet's.
  */
 export function securityHeaders(options: Readonly<HelmetOptions>) {
+  // A directive given as a function (a CSP nonce) is computed per request: such headers cannot be replayed.
+  if (hasFunction(options)) throw new Error('helmet options with per-request values cannot be computed once');
   const set: [string, string][] = [];
   const removed: string[] = [];
   const recorder = {
     setHeader: (name: string, value: string) => void set.push([name, String(value)]),
     removeHeader: (name: string) => void removed.push(name),
   };
-  let synchronous = false;
-  helmet(options)({} as never, recorder as never, () => (synchronous = true));
-  // A helmet that answered asynchronously or per request (a CSP nonce function) could not be replayed.
-  if (!synchronous) throw new Error('helmet did not answer synchronously; its headers cannot be computed once');
+  let outcome: unknown = 'pending';
+  helmet(options)({} as never, recorder as never, (err?: unknown) => (outcome = err));
+  if (outcome !== undefined) throw new Error('helmet did not answer synchronously; its headers cannot be computed once');
   return (_req: Request, res: Response, next: NextFunction): void => {
     for (const name of removed) res.removeHeader(name);
     for (const [name, value] of set) res.setHeader(name, value);
     next();
   };
+}
+
+function hasFunction(value: unknown): boolean {
+  if (typeof value === 'function') return true;
+  if (value === null || typeof value !== 'object') return false;
+  return Object.values(value).some(hasFunction);
 }
