@@ -9,7 +9,6 @@ import { DomainError } from '../../core/shared/errors';
 import type { HandlerContext, HandlerMap } from './handler';
 import { assertNoNul, JSON_CONTENT_TYPE } from './json-body';
 import { sendJson } from './json-response';
-import { staticRouteIndex } from './static-route-index';
 
 // Query strings and path parameters are text, so they may coerce ("10" → 10); JSON bodies carry real types
 // and must not ({"name":123} is refused, not turned into "123").
@@ -60,8 +59,6 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
       `Routes and contracts differ. Handlers without an operation: [${orphans.join(', ')}]; operations without a handler: [${missing.join(', ')}]`,
     );
   }
-  const direct = staticRouteIndex(router);
-  router.use(direct.middleware);
   for (const o of operations) {
     const body = o.body === 'multipart' ? null : compile(o.body, jsonAjv);
     const query = compile(o.query);
@@ -104,7 +101,6 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
       }
     });
   }
-  direct.build();
   return router;
 }
 
