@@ -37,6 +37,8 @@ export function createApi(container: Container, handoff?: IdentityHandoff) {
     clock: infra.clock,
     resolveActor: (identity) => resolveActor(infra.store, identity),
     log: infra.log,
+    // Below info (LOG_LEVEL=warn) the request line would be dropped: no per-request listener builds it.
+    logRequests: infra.config.logLevel === 'debug' || infra.config.logLevel === 'info',
     nonces: infra.nonces,
     jsonMaxDepth: infra.config.security.jsonMaxDepth,
     corsOrigins: infra.config.security.corsOrigins,

@@ -27,12 +27,24 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const PATHNAME = '/api/auth/me';
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
-const figures = (runs: Run[]) => ({
+type Measured = Run & { cpuMicrosPerRequest: number };
+
+const figures = (runs: Measured[]) => ({
   requestsPerSecond: mean(runs, 'requestsPerSecond'),
   p50Ms: mean(runs, 'p50Ms'),
   p99Ms: mean(runs, 'p99Ms'),
   non2xx: mean(runs, 'non2xx'),
+  // CPU time of this process (all its threads; autocannon runs in a child) per answered request: on a machine
+  // shared with other work it moves far less than requests/s, which waits for a core.
+  cpuMicrosPerRequest: runs.reduce((s, r) => s + r.cpuMicrosPerRequest, 0) / runs.length,
 });
+
+async function measured(url: string, headers: Record<string, string>): Promise<Measured> {
+  const since = process.cpuUsage();
+  const run = await autocannon(url, headers, SECONDS, CONNECTIONS);
+  const cpu = process.cpuUsage(since);
+  return { ...run, cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, run.requestsPerSecond * SECONDS) };
+}
 
 async function bareNodeHttp(): Promise<ReturnType<typeof figures>> {
   const body = JSON.stringify({ data: { id: 'u', email: 'bench@example.com' } });
@@ -44,8 +56,8 @@ async function bareNodeHttp(): Promise<ReturnType<typeof figures>> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATHNAME}`;
   try {
     await autocannon(url, {}, 1, CONNECTIONS);
-    const runs: Run[] = [];
-    for (let i = 0; i < ROUNDS; i++) runs.push(await autocannon(url, {}, SECONDS, CONNECTIONS));
+    const runs: Measured[] = [];
+    for (let i = 0; i < ROUNDS; i++) runs.push(await measured(url, {}));
     return figures(runs);
   } finally {
     await new Promise((r) => server.close(r));
@@ -72,11 +84,11 @@ async function platformFigures(databaseUrl?: string) {
     const { gatewayHeaders, directHeaders } = await benchSession(platform.gatewayUrl, config.secrets.internal, PATHNAME);
     await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), 1, CONNECTIONS); // warm-up
     await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, 1, CONNECTIONS);
-    const direct: Run[] = [];
-    const gateway: Run[] = [];
+    const direct: Measured[] = [];
+    const gateway: Measured[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      direct.push(await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), SECONDS, CONNECTIONS));
-      gateway.push(await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, SECONDS, CONNECTIONS));
+      direct.push(await measured(`${platform.apiUrl}${PATHNAME}`, directHeaders()));
+      gateway.push(await measured(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders));
     }
     return { rssAfterBootMb, rssAfterLoadMb: mb(process.memoryUsage().rss), direct: figures(direct), gateway: figures(gateway) };
   } finally {
@@ -110,13 +122,17 @@ async function postgresFigures() {
   }
 }
 
+const loadAverage = () => os.loadavg().map((l) => +l.toFixed(2));
+
 async function main() {
+  const loadAverageAtStart = loadAverage();
   const bare = await bareNodeHttp();
   const embedded = await platformFigures();
   const postgres = await postgresFigures();
   const ratios = (p: Awaited<ReturnType<typeof platformFigures>>) => ({
     gatewayVsBare: p.gateway.requestsPerSecond / bare.requestsPerSecond,
     gatewayVsDirect: p.gateway.requestsPerSecond / p.direct.requestsPerSecond,
+    gatewayCpuPerRequestVsBare: p.gateway.cpuMicrosPerRequest / bare.cpuMicrosPerRequest,
   });
   const result = {
     date: new Date().toISOString(),
@@ -126,6 +142,8 @@ async function main() {
     connections: CONNECTIONS,
     secondsPerRun: SECONDS,
     rounds: ROUNDS,
+    loadAverageAtStart,
+    loadAverageAtEnd: loadAverage(),
     bareNodeHttp: bare,
     embedded: { ...embedded, ratios: ratios(embedded) },
     postgres: 'skipped' in postgres ? postgres : { ...postgres, ratios: ratios(postgres) },
@@ -134,9 +152,15 @@ async function main() {
   };
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
   await writeFile(path.join(ROOT, 'bench/results/auth-me-throughput.json'), `${JSON.stringify(result, null, 2)}\n`);
-  const line = (p: typeof embedded) => ({ gateway: p.gateway.requestsPerSecond, direct: p.direct.requestsPerSecond, ...ratios(p) });
+  const line = (p: typeof embedded) => ({
+    gateway: p.gateway.requestsPerSecond,
+    direct: p.direct.requestsPerSecond,
+    gatewayCpuMicros: p.gateway.cpuMicrosPerRequest,
+    directCpuMicros: p.direct.cpuMicrosPerRequest,
+    ...ratios(p),
+  });
   process.stdout.write(
-    `${JSON.stringify({ bare: bare.requestsPerSecond, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
+    `${JSON.stringify({ load: result.loadAverageAtEnd, bare: bare.requestsPerSecond, bareCpuMicros: bare.cpuMicrosPerRequest, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
   );
 }
 

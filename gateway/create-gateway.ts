@@ -8,6 +8,7 @@ import {
   BODY_SIGNATURE_TRAILER,
   DIGEST_IN_TRAILER,
   EMPTY_BODY_DIGEST,
+  forwardableValues,
   IDENTITY_HEADERS,
   IdentityHeader,
   sha256Hex,
@@ -237,7 +238,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       return signed;
     };
     try {
-      sign(); // refuse values that cannot travel as headers before anything is sent
+      // Refuse values that cannot travel as headers before anything is sent; signing itself (an HMAC and a
+      // random nonce) waits until the loopback path asks for headers: the in-process path never does.
+      forwardableValues(auth.identity);
     } catch {
       return fail(res, 400, 'Bad Request', 'The identity cannot be forwarded');
     }

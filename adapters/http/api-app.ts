@@ -1,5 +1,4 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import { Registry } from 'prom-client';
 
 import type { Operation } from '../../contracts/operation';
@@ -17,6 +16,7 @@ import { createHttpMetrics } from './metrics';
 import { mountOperations } from './mount-operations';
 import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
+import { securityHeaders } from './security-headers';
 import { signedRequests } from './signed-request';
 import { unmatchedRoute } from './unmatched-route';
 import { widgetAsset } from './widget-asset';
@@ -28,6 +28,8 @@ export interface ApiAppOptions {
   clock: Clock;
   resolveActor(identity: ForwardedIdentity): Promise<Actor | null>;
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
+  /** Whether the per-request `info` line would be written at all (default true); false skips timing and building it. */
+  logRequests?: boolean;
   /** Each gateway signature is accepted once (shared through Redis when configured). */
   nonces: NonceRegistry;
   /** Largest JSON body in bytes (default 25 MiB). */
@@ -67,8 +69,8 @@ export function createApiApp(options: ApiAppOptions) {
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
-  app.use(helmet({ strictTransportSecurity: false }));
-  app.use(requestLog(options.log));
+  app.use(securityHeaders({ strictTransportSecurity: false }));
+  app.use(requestLog(options.logRequests === false ? undefined : options.log));
   if (options.traceRequest) app.use(options.traceRequest);
   const metrics = createHttpMetrics();
   app.use(metrics.observe);

@@ -8,6 +8,7 @@ import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import { DomainError } from '../../core/shared/errors';
 import type { HandlerContext, HandlerMap } from './handler';
 import { assertNoNul, JSON_CONTENT_TYPE } from './json-body';
+import { sendJson } from './json-response';
 
 // Query strings and path parameters are text, so they may coerce ("10" → 10); JSON bodies carry real types
 // and must not ({"name":123} is refused, not turned into "123").
@@ -92,7 +93,9 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
         if (!result || res.headersSent) return;
         if (result.headers) res.set(result.headers);
         if (result.body === undefined) res.status(result.status).end();
-        else res.status(result.status).json(result.body);
+        else if (result.headers)
+          res.status(result.status).json(result.body); // its headers may ask for express's freshness rules
+        else sendJson(res, result.status, result.body);
       } catch (e) {
         next(e);
       }

@@ -115,8 +115,11 @@ export interface SignRequest {
   nonce: string;
 }
 
-/** Headers to set on the forwarded request (all of IdentityHeader; empty strings for absent values). */
-export function signIdentity(secret: string, identity: ForwardedIdentity, r: SignRequest): Record<string, string> {
+/**
+ * Throws unless every identity value can travel as a header unchanged; returns the values in signing order.
+ * The gateway checks this before it answers anything, whichever path (signed headers or in memory) follows.
+ */
+export function forwardableValues(identity: ForwardedIdentity): string[] {
   const values = fields(identity);
   for (const v of values) {
     if (!HEADER_SAFE.test(v)) throw new DomainError('VALIDATION', 'Identity value cannot be forwarded as a header');
@@ -124,6 +127,12 @@ export function signIdentity(secret: string, identity: ForwardedIdentity, r: Sig
   if (identity.apiKeyScopes.some((s) => s.includes(',') || s === '')) {
     throw new DomainError('VALIDATION', 'API key scopes must be non-empty and contain no comma');
   }
+  return values;
+}
+
+/** Headers to set on the forwarded request (all of IdentityHeader; empty strings for absent values). */
+export function signIdentity(secret: string, identity: ForwardedIdentity, r: SignRequest): Record<string, string> {
+  const values = forwardableValues(identity);
   if (!NONCE.test(r.nonce)) throw new DomainError('VALIDATION', 'The nonce must be 32 hex characters');
   if (r.bodyDigest !== DIGEST_IN_TRAILER && !HEX64.test(r.bodyDigest)) throw new DomainError('VALIDATION', 'Bad body digest');
   const signed: Signed = { timestamp: String(Math.floor(r.nowMs)), nonce: r.nonce, method: r.method, url: r.url, bodyDigest: r.bodyDigest };

@@ -1,0 +1,42 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import express, { type RequestHandler } from 'express';
+import helmet from 'helmet';
+
+import { securityHeaders } from './security-headers';
+
+/** Everything a route answers with, header by header (the date aside), from a real express app. */
+async function answerOf(middleware: RequestHandler): Promise<Record<string, string>> {
+  const app = express();
+  app.set('etag', false);
+  app.use(middleware);
+  app.get('/x', (_req, res) => void res.json({ ok: true }));
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`);
+    const headers = Object.fromEntries(res.headers);
+    delete headers.date;
+    return headers;
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
+describe('security headers worked out once', () => {
+  it('answer exactly what helmet answers on every request, X-Powered-By removed included', async () => {
+    const options = { strictTransportSecurity: false } as const;
+    const once = await answerOf(securityHeaders(options));
+    expect(once).toEqual(await answerOf(helmet(options)));
+    expect(once['content-security-policy']).toContain("default-src 'self'");
+    expect(once['x-powered-by']).toBeUndefined();
+    expect(once['strict-transport-security']).toBeUndefined();
+  });
+
+  it('refuse at boot a configuration whose headers depend on the request', () => {
+    const nonce = (_req: unknown, res: { locals: { nonce: string } }) => `'nonce-${res.locals.nonce}'`;
+    expect(() => securityHeaders({ contentSecurityPolicy: { directives: { scriptSrc: [nonce as never] } } })).toThrow(/per-request/);
+  });
+});
