@@ -6,13 +6,15 @@
  * in-memory BM25 baseline over the same chunks, and the production defaults (floors on, top 3).
  *
  *   npm run eval        writes bench/results/retrieval-eval.json
+ *   EVAL_STORE=postgres npm run eval    the same on a scratch database of the local Postgres server with pgvector
+ *                                       (bin/install-pgvector.sh): bench/results/retrieval-eval-postgres.json
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { LocalReranker } from '../adapters/local-ai/local-lexical.reranker';
-import { openDatabase } from '../adapters/postgres/database';
+import { type Database, openDatabase } from '../adapters/postgres/database';
 import type { IngestJobPayload } from '../core/knowledge/documents';
 import { processIngestJob } from '../core/knowledge/ingest-document';
 import { ingestText } from '../core/knowledge/ingest-text';
@@ -20,6 +22,7 @@ import { INGEST_QUEUE } from '../core/knowledge/knowledge-deps';
 import { DEFAULT_RANKING } from '../core/knowledge/ranking';
 import { DEFAULT_CANDIDATES_PER_KB, type RetrievalOptions, retrieve } from '../core/knowledge/retrieve';
 import { createKnowledgeHarness, type KnowledgeHarness } from '../test/knowledge/knowledge-harness';
+import { createScratchDatabase, type ScratchDatabase } from '../test/support/scratch-database';
 import type { EvalDocument, EvalQuestion, QuestionClass } from './eval/build-corpus';
 import { type ClassMetrics, documentsOf, InMemoryBm25, score } from './eval/metrics';
 import { RANKING_ONLY } from './eval/ranking-only';
@@ -55,6 +58,9 @@ export interface EvalWorld {
   documents: number;
 }
 
+/** Scratch server databases of EVAL_STORE=postgres runs, dropped once their run is over. */
+const dropAfterwards = new Map<Database, ScratchDatabase>();
+
 export async function loadEvalWorld(options: { dimensions?: number; limitQuestions?: number } = {}): Promise<EvalWorld> {
   const corpus = JSON.parse(readFileSync(join(__dirname, 'eval/corpus.json'), 'utf8')) as {
     documents: EvalDocument[];
@@ -63,7 +69,9 @@ export async function loadEvalWorld(options: { dimensions?: number; limitQuestio
   // EVAL_CACHE_DIR keeps the ingested database between runs while tuning ranking (ingestion takes minutes).
   const cache = process.env.EVAL_CACHE_DIR;
   const marker = cache ? join(cache, 'eval-world.json') : null;
-  const database = cache ? await openDatabase({ dataDir: cache }) : undefined;
+  const server = process.env.EVAL_STORE === 'postgres' ? await createScratchDatabase('retrieval_eval') : null;
+  const database = server ? await openDatabase({ url: server.url }) : cache ? await openDatabase({ dataDir: cache }) : undefined;
+  if (server) dropAfterwards.set(database!, server);
   const h = await createKnowledgeHarness({ dimensions: options.dimensions ?? 1024, reranker: new LocalReranker(), database });
   const cached =
     marker && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { o: string; k: string; names: [string, string][] }) : null;
@@ -200,7 +208,8 @@ export async function runRetrievalEval(options: { dimensions?: number } = {}): P
     };
   } finally {
     await w.h.close();
-    if (process.env.EVAL_CACHE_DIR) await w.h.db.close();
+    if (process.env.EVAL_CACHE_DIR || dropAfterwards.has(w.h.db)) await w.h.db.close();
+    await dropAfterwards.get(w.h.db)?.drop();
   }
 }
 
@@ -221,7 +230,8 @@ if (require.main === module) {
   runRetrievalEval()
     .then((result) => {
       mkdirSync(join(__dirname, 'results'), { recursive: true });
-      writeFileSync(join(__dirname, 'results', 'retrieval-eval.json'), `${JSON.stringify(result, null, 2)}\n`);
+      const file = process.env.EVAL_STORE === 'postgres' ? 'retrieval-eval-postgres.json' : 'retrieval-eval.json';
+      writeFileSync(join(__dirname, 'results', file), `${JSON.stringify(result, null, 2)}\n`);
       console.log(summary(result));
     })
     .catch((e) => {
