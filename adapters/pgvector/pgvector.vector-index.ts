@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
-import { migrate } from '../postgres/migrator';
+import { migrateUnlocked, withMigrationLock } from '../postgres/migrator';
 import { textScoreOf } from './pgvector.bm25';
 import { checkHnswBuild, type HnswBuild, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
 import { type HybridBindings, hybridSearchSql } from './pgvector.hybrid-query';
@@ -183,8 +183,12 @@ export class PgvectorVectorIndex implements VectorIndex {
   /** Checks the extension (a clear error when the server lacks it), runs the vector migrations. */
   static async open(options: PgvectorVectorIndexOptions): Promise<PgvectorVectorIndex> {
     const index = new PgvectorVectorIndex(options);
-    const version = await ensurePgvectorExtension(index.db);
-    await migrate(index.db, [pgvectorMigrations(index.hnsw)]);
+    // api and worker open the index side by side at boot: enabling the extension races like the migrations do
+    const version = await withMigrationLock(index.db, async () => {
+      const enabled = await ensurePgvectorExtension(index.db);
+      await migrateUnlocked(index.db, [pgvectorMigrations(index.hnsw)]);
+      return enabled;
+    });
     // after 0070, a build setting changed since is applied here (a no-op when every index already matches)
     await rebuildHnswIndexes(index.db, await listSpaces(index.db), index.hnsw);
     const [major, minor] = version.split('.').map(Number);
