@@ -17,12 +17,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
-import { loadConfig } from '../app/configuration';
 import { SERVICES } from '../app/container';
 import { startPlatform } from '../app/platform';
 import type { Services } from '../app/services';
 import type { ChatCompletion, ChatModel, ChatRequest, ChatStreamPart } from '../core/ports/chat-model';
 import { writeChunks } from '../test/chat/seed-knowledge';
+import { benchConfig } from './support/bench-config';
 
 const CHUNKS = 10_000;
 const CHUNKS_PER_DOC = 100;
@@ -147,13 +147,7 @@ async function json(url: URL, method: string, path: string, token: string | null
 
 async function main() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-chat-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
-  });
+  const config = benchConfig(dataDir, { LOG_LEVEL: 'silent' });
   const instant = new InstantModel();
   const platform = await startPlatform(config, { memoryDatabase: true, chat: { chatModels: [instant] } });
   try {

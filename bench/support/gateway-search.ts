@@ -14,10 +14,10 @@ import path from 'node:path';
 import { hnswDefinition, hnswIndexOf } from '../../adapters/pgvector/pgvector.hnsw';
 import { spaceFor } from '../../adapters/pgvector/pgvector.space';
 import type { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
-import { loadConfig } from '../../app/configuration';
 import { startPlatform } from '../../app/platform';
 import { retrieve } from '../../core/knowledge/retrieve';
 import { writeChunks } from '../../test/chat/seed-knowledge';
+import { benchConfig } from './bench-config';
 import { timeEach } from './latency';
 import { textGenerator } from './synthetic-text';
 
@@ -60,13 +60,7 @@ async function json(base: URL, pathname: string, token: string | null, body: unk
 
 export async function gatewaySearch(options: { chunks: number; queries: number }) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-search-'));
-  const config = loadConfig('start', {
-    DATA_DIR: dataDir,
-    PORT: '0',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_IP: '100000000',
-    RATE_LIMIT_PER_PRINCIPAL: '100000000',
-  });
+  const config = benchConfig(dataDir, { LOG_LEVEL: 'silent' });
   const platform = await startPlatform(config, { memoryDatabase: true });
   try {
     const infra = platform.infrastructure;
