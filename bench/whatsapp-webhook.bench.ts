@@ -27,7 +27,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ScryptPasswordHasher } from '../adapters/crypto/scrypt.password-hasher';
 import { startPlatform } from '../app/platform';
 import { whatsappNotification, whatsappSignature, whatsappText } from '../test/fakes/whatsapp-notification';
-import { type SplitStack, splitStackAvailable, startSplitStack } from '../test/support/split-stack';
+import { serverHasPgvector } from '../test/support/scratch-database';
+import { type SplitStack, startSplitStack } from '../test/support/split-stack';
 import { benchConfig } from './support/bench-config';
 import { fixedRate, type FixedRateRequest } from './support/fixed-rate';
 
@@ -76,8 +77,8 @@ async function main() {
   let split: SplitStack | undefined;
   let platform: { gatewayUrl: string; close(): Promise<void> };
   if (STACK === 'split') {
-    const missing = await splitStackAvailable();
-    if (missing) throw new Error(`WEBHOOK_STACK=split: ${missing}`);
+    if (!serverHasPgvector())
+      throw new Error('WEBHOOK_STACK=split: the local Postgres server has no pgvector (run bin/install-pgvector.sh)');
     split = await startSplitStack({ WHATSAPP_GRAPH_API_URL: graph.url }, WORKER_NICE);
     platform = split;
   } else {

@@ -35,16 +35,13 @@ export class KnexStore implements Store {
     options: KnexStoreOptions = {},
   ) {
     this.identityCache = options.identityCache;
-    const afterTransaction = (work: () => void) => {
-      const open = this.current.getStore();
-      if (open) open.after.push(work);
-      else work();
-    };
+    // Work for when the transaction open on this async path ends (nothing outside one): caches invalidated at a
+    // write are invalidated again then, so a read between the statement and the commit cannot keep the old row.
+    const after = (work: () => void) => void this.current.getStore()?.after.push(work);
     const repos = createRepositories(() => this.current.getStore()?.trx ?? this.db, {
       cursors: options.cursors ?? false,
-      afterTransaction,
+      afterTransaction: after,
     });
-    const after = (work: () => void) => this.current.getStore()?.after.push(work);
     this.repos = options.identityCache
       ? withIdentityCache(repos, options.identityCache, after, () => this.current.getStore() !== undefined)
       : repos;

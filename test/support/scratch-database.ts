@@ -1,6 +1,7 @@
 /**
  * Scratch databases on the machine's real Postgres server, for tests and benchmarks alike (no jest globals here).
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import pg from 'pg';
@@ -35,4 +36,25 @@ export async function createScratchDatabase(label: string): Promise<ScratchDatab
     name,
     drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+let pgvector: boolean | undefined;
+
+/**
+ * Whether the server offers pgvector (`bin/install-pgvector.sh` builds the vendored one; .ci/run runs it). Asked
+ * once and synchronously (psql), so a suite can choose between describe and describe.skip at load.
+ */
+export function serverHasPgvector(): boolean {
+  if (pgvector !== undefined) return pgvector;
+  try {
+    const out = execFileSync('psql', [ADMIN_URL, '-Atc', "SELECT count(*) FROM pg_available_extensions WHERE name = 'vector'"], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: 10_000,
+    });
+    pgvector = out.trim() === '1';
+  } catch {
+    pgvector = false;
+  }
+  return pgvector;
 }

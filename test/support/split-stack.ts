@@ -12,7 +12,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-import { admin, createScratchDatabase } from './scratch-database';
+import { createScratchDatabase } from './scratch-database';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -31,16 +31,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-/** Whether the local server can hold the stack's data (it needs pgvector). */
-export async function splitStackAvailable(): Promise<string | null> {
-  try {
-    const r = await admin((c) => c.query("SELECT count(*)::int AS n FROM pg_available_extensions WHERE name = 'vector'"));
-    return r.rows[0].n === 1 ? null : 'the local Postgres server has no pgvector (run bin/install-pgvector.sh)';
-  } catch (e) {
-    return `the local Postgres server does not answer: ${(e as Error).message}`;
-  }
 }
 
 function run(role: string, env: NodeJS.ProcessEnv): ChildProcess {

@@ -28,16 +28,16 @@ export class KnexChannelRepository implements ChannelRepository {
   private readonly inbound = new Map<string, { channel: Channel; until: number }>();
 
   /**
-   * @param afterTransaction runs work once the transaction open on this async path has ended (at once when none
-   *   is): a webhook reading between a write's statement and its commit would otherwise cache the old row again.
+   * @param afterTransaction runs work once the transaction open on this async path has ended (nothing outside
+   *   one): a webhook reading between a write's statement and its commit would otherwise cache the old row again.
    */
   constructor(
     private readonly db: DbHandle,
     private readonly now: () => number = Date.now,
-    private readonly afterTransaction: (work: () => void) => void = (work) => work(),
+    private readonly afterTransaction: (work: () => void) => void = () => undefined,
   ) {}
 
-  /** Empties the webhook's cache now and again when the writing transaction has committed or rolled back. */
+  /** Empties the webhook's cache once the write ran, and again when its transaction has committed or rolled back. */
   private forget(): void {
     this.inbound.clear();
     this.afterTransaction(() => this.inbound.clear());
@@ -101,7 +101,6 @@ export class KnexChannelRepository implements ChannelRepository {
     if (patch.config !== undefined) row.config = JSON.stringify(patch.config);
     if (patch.secrets !== undefined) row.secrets = JSON.stringify(patch.secrets);
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
-    this.inbound.clear();
     const [r] = await this.db()('channels').where({ organization_id: organizationId, id }).update(row).returning('*');
     this.forget();
     return r ? toChannel(r) : null;
@@ -109,14 +108,12 @@ export class KnexChannelRepository implements ChannelRepository {
 
   async delete(organizationId: string, id: string) {
     if (!UUID.test(id)) return false;
-    this.inbound.clear();
     const deleted = await this.db()('channels').where({ organization_id: organizationId, id }).delete();
     this.forget();
     return deleted > 0;
   }
 
   async deactivateForAgent(organizationId: string, agentId: string, at: string) {
-    this.inbound.clear();
     const n = await this.db()('channels')
       .where({ organization_id: organizationId, agent_id: agentId, is_active: true })
       .update({ is_active: false, updated_at: at });

@@ -29,7 +29,7 @@ import { KnexWebhookDeliveryRepository } from './webhook-deliveries.repository';
 
 export interface RepositoryOptions {
   cursors: boolean;
-  /** Runs work once the transaction open on the caller's async path has ended (at once outside one). */
+  /** Runs work once the transaction open on the caller's async path has ended (nothing outside one). */
   afterTransaction?: (work: () => void) => void;
 }
 
