@@ -8,7 +8,9 @@ if [ "$(psql -h 127.0.0.1 -U postgres -d postgres -Atc "SELECT count(*) FROM pg_
   exit 0
 fi
 major="$(ls /etc/postgresql | sort -n | tail -n1)"
-if ! command -v pg_config >/dev/null || [ "$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" != "$major" ]; then
+# pg_config can come from libpq-dev alone: the server headers are what the build needs
+if ! command -v pg_config >/dev/null || [ "$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" != "$major" ] \
+  || [ ! -f "$(pg_config --includedir-server)/postgres.h" ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get install -y --no-install-recommends "postgresql-server-dev-$major" >/dev/null 2>&1 \
     || { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends "postgresql-server-dev-$major" >/dev/null 2>&1; }

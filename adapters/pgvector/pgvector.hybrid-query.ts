@@ -14,7 +14,7 @@
  *   rows of the knowledge base are found, instead of filtering a global top-k.
  * Both paths return ids and distances only; the chunk columns are read for the winners.
  */
-import { BM25_SCORE, BM25_TERMS, bm25Matches } from './pgvector.bm25';
+import { BM25_SCORE, bm25Matches, bm25Terms, type TextSelectBudget } from './pgvector.bm25';
 import { stagedTableOf, type VectorSpace } from './pgvector.schema';
 
 /**
@@ -42,7 +42,7 @@ export interface HybridBindings {
 export function hybridSearchSql(
   space: VectorSpace,
   textConfig: string,
-  halves: { vector: boolean; text: boolean; limit: number; exactScanBudget?: number },
+  halves: { vector: boolean; text: boolean; limit: number; exactScanBudget?: number; textSelectBudget?: TextSelectBudget },
 ): string {
   const limit = halves.limit;
   const exactRows = Math.floor((halves.exactScanBudget ?? EXACT_SCAN_BUDGET) / space.dimensions);
@@ -69,11 +69,11 @@ export function hybridSearchSql(
     // both tables as one, so the rare/common term selection sees the knowledge base's rows wherever they are
     const rows = `(SELECT * FROM ${space.table} UNION ALL SELECT * FROM ${staged})`;
     const sim = halves.vector ? `1 - (c.embedding <=> ${vec})` : 'NULL::float8';
-    parts.push(`SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(rows, limit)}) c`);
+    parts.push(`SELECT c.*, 't' AS half, ${sim} AS sim FROM (${bm25Matches(rows, limit, halves.textSelectBudget)}) c`);
   }
   return `WITH q AS (SELECT coalesce(array_agg(DISTINCT l), '{}') AS lex
       FROM unnest(tsvector_to_array(to_tsvector('${textConfig}', kv_search_text(:text)))) l)
     SELECT ${CHUNK_COLUMNS_SQL}, c.half, c.sim, c.bm25 / greatest(qt.idf_total, 1e-9) AS text_score
-    FROM q CROSS JOIN unnest(CAST(:kbs AS uuid[])) AS kb(id) ${BM25_TERMS}
+    FROM q CROSS JOIN unnest(CAST(:kbs AS uuid[])) AS kb(id) ${bm25Terms(halves.textSelectBudget)}
     CROSS JOIN LATERAL (${parts.map((p) => `(${p})`).join(' UNION ALL ')}) c`;
 }

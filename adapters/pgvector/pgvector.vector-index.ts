@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 import type { Candidate, HybridCandidates, HybridSearchQuery, StoredChunk, VectorChunk, VectorIndex } from '../../core/ports/vector-index';
 import { migrateUnlocked, withMigrationLock } from '../postgres/migrator';
-import { textScoreOf } from './pgvector.bm25';
+import { textScoreOf, type TextSelectBudget } from './pgvector.bm25';
 import { checkHnswBuild, type HnswBuild, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
 import { type HybridBindings, hybridSearchSql } from './pgvector.hybrid-query';
 import { runPrepared, statementName } from './pgvector.prepared';
@@ -44,6 +44,8 @@ export interface PgvectorVectorIndexOptions {
    * (default EXACT_SCAN_BUDGET, pgvector.hybrid-query.ts).
    */
   exactScanBudget?: number;
+  /** Chunks the rarest query terms may select for the full-text half (default TEXT_SELECT_BUDGET, pgvector.bm25.ts). */
+  textSelectBudget?: TextSelectBudget;
   /**
    * Search several knowledge bases with one statement each, side by side on the pool's connections (a server),
    * instead of one statement for all of them (default false: the embedded store runs one statement at a time).
@@ -157,6 +159,7 @@ export class PgvectorVectorIndex implements VectorIndex {
   private readonly deferIndexAbove: number;
   private readonly rowsPerTransaction: number;
   private readonly exactScanBudget: number | undefined;
+  private readonly textSelectBudget: TextSelectBudget | undefined;
   private readonly parallelKnowledgeBases: boolean;
   readonly hnsw: HnswBuild;
   private readonly mover: StagedRowsMover;
@@ -173,6 +176,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     this.deferIndexAbove = options.deferIndexAbove ?? Number.POSITIVE_INFINITY;
     this.rowsPerTransaction = options.rowsPerTransaction ?? 0;
     this.exactScanBudget = options.exactScanBudget;
+    this.textSelectBudget = options.textSelectBudget;
     this.parallelKnowledgeBases = options.parallelKnowledgeBases ?? false;
     this.hnsw = checkHnswBuild(options.hnsw ?? PGVECTOR_HNSW_DEFAULTS);
     this.mover = new StagedRowsMover(this.db, options.onError ?? (() => undefined));
@@ -416,7 +420,13 @@ export class PgvectorVectorIndex implements VectorIndex {
     const vector = query.embedding !== null;
     const bindings: HybridBindings = { org: query.organizationId, kbs: kbIds, text: text ?? '' };
     if (query.embedding) bindings.vec = toVectorLiteral(query.embedding);
-    const sql = hybridSearchSql(space, this.textConfig, { vector, text: text !== null, limit, exactScanBudget: this.exactScanBudget });
+    const sql = hybridSearchSql(space, this.textConfig, {
+      vector,
+      text: text !== null,
+      limit,
+      exactScanBudget: this.exactScanBudget,
+      textSelectBudget: this.textSelectBudget,
+    });
     const result = await runPrepared(trx, statementName('kv_hybrid', sql), sql, bindings as unknown as Record<string, Knex.RawBinding>);
     return result.rows;
   }

@@ -11,14 +11,18 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 
+import type { Knex } from 'knex';
+
+import { UNBUDGETED } from '../../adapters/pgvector/pgvector.bm25';
 import { hnswDefinition, hnswIndexOf } from '../../adapters/pgvector/pgvector.hnsw';
 import { spaceFor } from '../../adapters/pgvector/pgvector.space';
-import type { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
+import { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
 import { startPlatform } from '../../app/platform';
 import { retrieve } from '../../core/knowledge/retrieve';
+import type { VectorIndex } from '../../core/ports/vector-index';
 import { writeChunks } from '../../test/chat/seed-knowledge';
 import { benchConfig } from './bench-config';
-import { timeEach } from './latency';
+import { timeEach, timeInterleaved } from './latency';
 import { textGenerator } from './synthetic-text';
 
 const CHUNKS_PER_DOC = 100;
@@ -56,6 +60,34 @@ async function json(base: URL, pathname: string, token: string | null, body: unk
   const data = (await res.json()) as Record<string, any>;
   if (res.status >= 300) throw new Error(`POST ${pathname}: ${res.status} ${JSON.stringify(data)}`);
   return data;
+}
+
+/**
+ * The full-text half with the default select budget (pgvector.bm25.ts) against the same half with every rare
+ * term selecting: how much of the unbudgeted top 10 the budget keeps, and both times.
+ */
+async function textBudgetAgainstUnbudgeted(knex: Knex, budgeted: VectorIndex, organizationId: string, kb: string, questions: string[]) {
+  const unbudgeted = await PgvectorVectorIndex.open({ knex, textSelectBudget: UNBUDGETED });
+  const query = (i: number) => ({
+    organizationId,
+    knowledgeBaseIds: [kb],
+    embedding: null,
+    text: questions[i],
+    candidatesPerKnowledgeBase: 40,
+  });
+  let kept = 0;
+  let total = 0;
+  for (let i = 0; i < questions.length; i++) {
+    const truth = new Set((await unbudgeted.search(query(i))).text.slice(0, 10).map((c) => c.chunk.id));
+    kept += (await budgeted.search(query(i))).text.slice(0, 10).filter((c) => truth.has(c.chunk.id)).length;
+    total += truth.size;
+  }
+  const times = await timeInterleaved(questions.length, {
+    budgeted: (i) => budgeted.search(query(i)),
+    unbudgeted: (i) => unbudgeted.search(query(i)),
+  });
+  await unbudgeted.close();
+  return { top10KeptOfUnbudgeted: Math.round((kept / total) * 1000) / 1000, textHalf: times };
 }
 
 export async function gatewaySearch(options: { chunks: number; queries: number }) {
@@ -123,7 +155,9 @@ export async function gatewaySearch(options: { chunks: number; queries: number }
     };
     for (let i = 0; i < 10; i++) await search(i % options.queries); // warm-up
     const n = options.queries;
+    const textBudget = await textBudgetAgainstUnbudgeted(knex, infra.knowledge.vectorIndex, organizationId, kb.id, questions);
     return {
+      textBudget,
       chunks: options.chunks,
       dimensions,
       loadSeconds,
