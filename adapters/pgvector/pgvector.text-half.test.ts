@@ -110,7 +110,8 @@ describe('pgvector full-text half: select budget and row layout', () => {
     // a 1 KB text next to its tsvector stays in the row: reading the tsvector touches no TOAST page
     const kb = randomUUID();
     let s = 12345; // incompressible words, so compression alone cannot bring the row under the threshold
-    const word = () => Array.from({ length: 7 }, () => String.fromCharCode(97 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % 26))).join('');
+    const word = () =>
+      Array.from({ length: 7 }, () => String.fromCharCode(97 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % 26))).join('');
     const words = Array.from({ length: 160 }, word).join(' ');
     await index.upsert([chunk(kb, 0, words.slice(0, 1000))]);
     const sizes = await db.knex.raw(
