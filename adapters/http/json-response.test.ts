@@ -1,8 +1,6 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import express from 'express';
 
+import { withListening } from '../../test/support/http';
 import { sendJson } from './json-response';
 
 /** One express app like the api's (ETags off) answering the same result through res.json and through sendJson. */
@@ -16,14 +14,7 @@ async function withApp(run: (base: string) => Promise<void>): Promise<void> {
     res.setHeader('content-type', 'application/problem+json');
     sendJson(res, 200, body);
   });
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  try {
-    await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  await withListening(app, run);
 }
 
 async function answer(url: string, method = 'GET') {

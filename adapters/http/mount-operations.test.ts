@@ -1,9 +1,7 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import express, { type Request } from 'express';
 
 import type { Operation } from '../../contracts/operation';
+import { withListening } from '../../test/support/http';
 import type { HandlerMap } from './handler';
 import { mountOperations, staticPathOf } from './mount-operations';
 
@@ -35,14 +33,7 @@ async function withOperations(operations: Operation[], run: (base: string) => Pr
   });
   app.use(mountOperations(operations, handlers, { identityOf: (req) => req.res!.locals.identity, resolveActor: async () => null }));
   app.use((_req, res) => void res.status(404).json({ op: null }));
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  try {
-    await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  await withListening(app, run);
 }
 
 const call = async (base: string, method: string, path: string) => {

@@ -1,9 +1,7 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
 import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 
+import { withListening } from '../../test/support/http';
 import { securityHeaders } from './security-headers';
 
 /** Everything a route answers with, header by header (the date aside), from a real express app. */
@@ -12,17 +10,12 @@ async function answerOf(middleware: RequestHandler): Promise<Record<string, stri
   app.set('etag', false);
   app.use(middleware);
   app.get('/x', (_req, res) => void res.json({ ok: true }));
-  const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  try {
-    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/x`);
+  return withListening(app, async (base) => {
+    const res = await fetch(`${base}/x`);
     const headers = Object.fromEntries(res.headers);
     delete headers.date;
     return headers;
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  });
 }
 
 describe('security headers worked out once', () => {

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 export interface Reply<T = any> {
   status: number;
@@ -83,4 +84,15 @@ export function claimsOf(token: string): any {
   const payload = token.split('.')[1];
   if (!payload) throw new Error('not a JWT');
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+}
+
+/** Serves `app` on a free loopback port while `run` uses its base URL, then closes it. */
+export async function withListening<T>(app: http.RequestListener, run: (base: string) => Promise<T>): Promise<T> {
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
 }
