@@ -63,9 +63,9 @@ function mayMatch(pattern: string, path: string): boolean {
  * Mounts every operation on a router with its handler. An operation without a handler, or a handler
  * without an operation, fails at boot, so the routes and the OpenAPI document cannot drift apart.
  *
- * Operations without path parameters are also found by an exact method + path lookup in front of the router:
- * Express tries its ~170 routes one regular expression after another, which was about a tenth of the CPU of
- * GET /api/auth/me. A static path an earlier parameterised route could take is left to the router, so the
+ * Operations without path parameters are also found by an exact method + path lookup in front of the router,
+ * which otherwise tries its ~170 routes one regular expression after another (about 2% of the CPU of GET
+ * /api/auth/me in a profile, of the 9% its layers take in all). A static path an earlier parameterised route could take is left to the router, so the
  * first route registered still wins; other spellings (case, trailing slash, HEAD) go to the router too.
  */
 export function mountOperations(operations: Operation[], handlers: HandlerMap, options: MountOptions): Router {
