@@ -44,7 +44,9 @@ describeWithRealServices('build events across two api replicas on RabbitMQ (TEST
 
     const onA = watchJob(a.p, a.key, buildId, streamUrl);
     const onB = watchJob(b, a.key, buildId, streamUrl);
-    await waitFor(async () => onA.events.some((e) => e.data.step !== 'queued'), 'the build under way');
+    // under way, and A has seen an event after its first: a client joining now cannot start where A started
+    // (A itself may have connected after the build left the queue)
+    await waitFor(async () => onA.events.length >= 2 && onA.events.some((e) => e.data.step !== 'queued'), 'the build under way');
     const lateOnB = watchJob(b, a.key, buildId, streamUrl);
 
     const terminal = (events: ReceivedEvent[]) => events.some((e) => e.type !== 'progress');
