@@ -35,6 +35,12 @@ export const TEXT_SELECT_BUDGET: TextSelectBudget = { min: 800, share: 0.02 };
 /** No budget: every rare term selects (the behaviour before the budget; the bench's reference). */
 export const UNBUDGETED: TextSelectBudget = { min: 1e12, share: 0 };
 
+/** The budget in chunks for the knowledge base of statistics `st` (SQL), after checking it. */
+function budgetRows(budget: TextSelectBudget): string {
+  if (!(budget.min >= 1) || !(budget.share >= 0)) throw new Error('pgvector search: invalid text select budget');
+  return `greatest(${budget.min}, ${budget.share} * st.n)`;
+}
+
 /** Statement-level trigger function: adds the inserted rows' statistics and subtracts the deleted ones'. */
 const STATS_FUNCTION = `CREATE OR REPLACE FUNCTION kv_text_stats_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -109,9 +115,7 @@ export async function createBm25Statistics(db: Knex): Promise<void> {
  * their idf, `sel` the selecting terms OR-ed (the rarest within `budget`; null when none is rare) and
  * `any_term` all of them OR-ed. Expects a CTE `q(lex text[])` of the query's distinct lexemes.
  */
-export const bm25Terms = (budget: TextSelectBudget = TEXT_SELECT_BUDGET) => {
-  if (!(budget.min >= 1) || !(budget.share >= 0)) throw new Error('pgvector search: invalid text select budget');
-  return `
+export const bm25Terms = (budget: TextSelectBudget = TEXT_SELECT_BUDGET) => `
   CROSS JOIN LATERAL (
     SELECT coalesce(max(s.chunks), 0)::float8 AS n, coalesce(max(s.lexemes)::float8 / nullif(max(s.chunks), 0), 1) AS avgdl
     FROM kv_kb_text_stats s WHERE s.knowledge_base_id = kb.id
@@ -124,13 +128,12 @@ export const bm25Terms = (budget: TextSelectBudget = TEXT_SELECT_BUDGET) => {
       coalesce(sum(ln(1 + (st.n - d.df + 0.5) / (d.df + 0.5))), 0)
         + ((SELECT cardinality(lex) FROM q) - count(d.term)) * ln(1 + (st.n + 0.5) / 0.5) AS idf_total,
       string_agg(quote_literal(d.term), ' | ')
-        FILTER (WHERE d.df <= ${COMMON_TERM_SHARE} * st.n AND (d.rarer = 0 OR d.rarer + d.df <= greatest(${budget.min}, ${budget.share} * st.n)))::tsquery AS sel,
+        FILTER (WHERE d.df <= ${COMMON_TERM_SHARE} * st.n AND (d.rarer = 0 OR d.rarer + d.df <= ${budgetRows(budget)}))::tsquery AS sel,
       string_agg(quote_literal(d.term), ' | ')::tsquery AS any_term
     FROM (SELECT t.term, t.df, sum(t.df) OVER (ORDER BY t.df, t.term) - t.df AS rarer
       FROM q, kv_kb_term_df t
       WHERE t.knowledge_base_id = kb.id AND t.term = ANY(q.lex) AND position(E'\\\\' in t.term) = 0) d
   ) qt`;
-};
 
 /**
  * Text score (0-1) from the BM25 ratio bm25 / sum of the query terms' idf. The ratio is 1 for a chunk of
@@ -167,7 +170,7 @@ export function bm25Matches(table: string, limit: number, budget: TextSelectBudg
   const scope = `c.organization_id = :org AND c.knowledge_base_id = kb.id`;
   const scored = `SELECT c.*, ${BM25_SCORE} AS bm25 FROM ${table} c WHERE ${scope}`;
   const others = `SELECT * FROM ${table} c WHERE ${scope} AND c.tsv @@ qt.any_term AND NOT (qt.sel IS NOT NULL AND c.tsv @@ qt.sel)
-      AND (SELECT count(*) FROM rare) < ${limit} LIMIT greatest(${budget.min}, ${budget.share} * st.n)::bigint`;
+      AND (SELECT count(*) FROM rare) < ${limit} LIMIT ${budgetRows(budget)}::bigint`;
   return `WITH rare AS (${scored} AND c.tsv @@ qt.sel ORDER BY bm25 DESC, c.id LIMIT ${limit})
     SELECT * FROM rare
     UNION ALL

@@ -47,7 +47,7 @@ export const pgvectorMigrations = (hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): Mi
       },
     },
     {
-      // rows written before keep their out-of-line vectors until rewritten (re-ingestion or VACUUM FULL)
+      // rows written before keep their out-of-line tsvectors until rewritten (re-ingestion or VACUUM FULL)
       name: '0071_searched_columns_inline',
       async up(db: Knex) {
         for (const space of await listSpaces(db))
