@@ -127,9 +127,16 @@ class WorkerStream extends Duplex {
   private flush(): void {
     this.flushScheduled = false;
     if (this.released || !this.outgoing.length) return;
-    const bytes = this.outgoing.length === 1 ? this.outgoing[0] : Buffer.concat(this.outgoing);
+    // A copy of exactly these bytes, handed over: posting a Buffer clones its whole backing store, which for
+    // pg's small writes is Node's 8 KB pool slab (8 KB copied and collected for a 100-byte statement).
+    const bytes = new Uint8Array(this.outgoing.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const chunk of this.outgoing) {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    }
     this.outgoing = [];
-    this.worker.postMessage({ t: 'data', id: this.id, bytes });
+    this.worker.postMessage({ t: 'data', id: this.id, bytes }, [bytes.buffer]);
   }
 
   override _final(callback: (error?: Error | null) => void): void {

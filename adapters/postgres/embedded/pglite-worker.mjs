@@ -112,18 +112,39 @@ const endsIdle = (chunks) => {
 async function exchange(bytes) {
   const chunks = [];
   await db.execProtocolRawStream(bytes, { onRawData: (data) => chunks.push(data.slice()) });
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  return chunks.length === 1 ? chunks[0] : exactCopy(chunks);
 }
 
+/** The chunks in one buffer of exactly their length (not Node's pool), so posting it can hand it over. */
+function exactCopy(chunks) {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * Runs every message the owner has sent so far in one call to the backend, as a socket would deliver them: the
+ * extended protocol's Parse, Bind, Describe, Execute and Sync of a statement arrive together, and one call
+ * for all of them costs the call's fixed work once instead of five times.
+ */
 async function runOwner(conn) {
-  const out = [];
+  const batch = [];
   while (conn.pending.length) {
     const { bytes } = conn.pending.shift();
-    if (bytes[0] === 0x58 /* Terminate */) continue;
-    out.push(await exchange(bytes));
+    if (bytes[0] !== 0x58 /* Terminate */) batch.push(bytes);
   }
-  const idle = endsIdle(out);
-  if (out.length) post(conn.id, new Uint8Array(Buffer.concat(out)));
+  if (!batch.length) return false;
+  const outs = [];
+  // a startup message (no type byte, so its first byte is 0) is read by PGlite as a call of its own
+  if (batch[0][0] === 0) outs.push(await exchange(batch.shift()));
+  if (batch.length) outs.push(await exchange(batch.length === 1 ? batch[0] : exactCopy(batch)));
+  const out = outs.length === 1 ? outs[0] : exactCopy(outs);
+  const idle = endsIdle([out]); // before posting: the post hands the buffer over and leaves `out` empty
+  post(conn.id, out);
   return idle;
 }
 
