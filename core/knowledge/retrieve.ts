@@ -172,6 +172,13 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
  * for free models (DECISIONS "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
  * so there only paid embedding or rerank calls add one.
  */
+/** What a retrieval's embedding and reranking cost at the providers' prices (0 for free models). */
+export function retrievalProviderUsd(pricing: KnowledgePricing, usage: RetrievalUsage): number {
+  const embeddingUsd = usage.embeddingModel ? pricing.embeddingUsd(usage.embeddingModel, usage.embeddingTokens) : 0;
+  const rerankUsd = usage.rerankModel ? pricing.rerankUsd(usage.rerankModel, usage.rerankSearchUnits) : 0;
+  return embeddingUsd + rerankUsd;
+}
+
 export async function chargeRetrieval(
   deps: { billing: BillingDeps; pricing: KnowledgePricing },
   organizationId: string,
@@ -179,15 +186,14 @@ export async function chargeRetrieval(
   reference: Record<string, unknown>,
   options: { recordFree?: boolean } = {},
 ): Promise<BillingEvent | null> {
-  const embeddingUsd = usage.embeddingModel ? deps.pricing.embeddingUsd(usage.embeddingModel, usage.embeddingTokens) : 0;
-  const rerankUsd = usage.rerankModel ? deps.pricing.rerankUsd(usage.rerankModel, usage.rerankSearchUnits) : 0;
-  if (embeddingUsd + rerankUsd <= 0 && !options.recordFree) return null;
+  const providerCostUsd = retrievalProviderUsd(deps.pricing, usage);
+  if (providerCostUsd <= 0 && !options.recordFree) return null;
   return charge(deps.billing, {
     organizationId,
     kind: 'knowledge_search',
     model: usage.embeddingModel ?? usage.rerankModel,
     promptTokens: usage.embeddingTokens,
-    providerCostUsd: embeddingUsd + rerankUsd,
+    providerCostUsd,
     reference: { ...reference, rerankModel: usage.rerankModel, rerankSearchUnits: usage.rerankSearchUnits },
   });
 }

@@ -7,7 +7,7 @@ import { mergeGraphDiscovery, startGraphDiscovery } from './graph-discovery';
 import type { KnowledgeDeps } from './knowledge-deps';
 import { isFreeModel } from './pricing';
 import { capPerGroup, DEFAULT_RANKING } from './ranking';
-import { chargeRetrieval, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
+import { chargeRetrieval, retrievalProviderUsd, type RetrievalUsage, retrieve, type RetrievedChunk } from './retrieve';
 import type { SearchSource } from './search-log';
 import { recordSearch } from './search-recording';
 import type { DiscoveryMethod, SearchResult } from './search-result';
@@ -73,6 +73,62 @@ function followUps(results: SearchResult[], topicsByDoc: Map<string, { title: st
     if (out.length === 3) break;
   }
   return out;
+}
+
+/** The search log row per knowledge base, the billing event (also for free models) and the analytics record. */
+async function recordSearchBookkeeping(
+  deps: KnowledgeDeps,
+  actor: Actor,
+  s: {
+    organizationId: string;
+    ids: string[];
+    queries: QueryText[];
+    results: SearchResult[];
+    searched: RetrievedChunk[];
+    usage: RetrievalUsage;
+    origin: SearchOrigin;
+    started: number;
+  },
+): Promise<void> {
+  const { organizationId, ids, origin } = s;
+  const loggedQuery = (s.queries.map((q) => q.text).join(' | ') || '').slice(0, 1000);
+  const now = deps.clock.now().toISOString();
+  const logged = deps.store.repos.searchLog.record(
+    ids.map((kbId) => {
+      const own = s.results.filter((r) => r.knowledgeBaseId === kbId);
+      return {
+        id: deps.ids.uuid(),
+        organizationId,
+        knowledgeBaseId: kbId,
+        query: loggedQuery,
+        source: origin.source ?? 'manual',
+        userId: actor.userId,
+        agentId: origin.agentId ?? null,
+        conversationId: origin.conversationId ?? null,
+        messageId: origin.messageId ?? null,
+        resultCount: own.length,
+        topScore: own.length ? Math.max(...own.map((r) => r.score)) : null,
+        durationMs: Date.now() - s.started,
+        createdAt: now,
+      };
+    }),
+  );
+  const billed = chargeRetrieval(
+    deps,
+    organizationId,
+    { ...s.usage, embeddingModel: s.usage.embeddingModel ?? deps.embedder.model },
+    { knowledgeBaseIds: ids, source: origin.source ?? 'manual' },
+    { recordFree: true },
+  );
+  const [, event] = await Promise.all([logged, billed]);
+  recordSearch(deps, {
+    organizationId,
+    knowledgeBaseIds: ids,
+    query: loggedQuery,
+    origin,
+    chunks: s.searched.map((c) => ({ chunkId: c.chunkId, knowledgeBaseId: c.knowledgeBaseId, documentId: c.documentId, score: c.score })),
+    costUsd: event?.costUsd ?? 0,
+  });
 }
 
 /**
@@ -149,44 +205,12 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
 
   const results = await mergeGraphDiscovery(deps, organizationId, retrieved, await graphHits, topK);
 
-  const loggedQuery = (queries.map((q) => q.text).join(' | ') || '').slice(0, 1000);
-  const now = deps.clock.now().toISOString();
-  await repos.searchLog.record(
-    ids.map((kbId) => {
-      const own = results.filter((r) => r.knowledgeBaseId === kbId);
-      return {
-        id: deps.ids.uuid(),
-        organizationId,
-        knowledgeBaseId: kbId,
-        query: loggedQuery,
-        source: origin.source ?? 'manual',
-        userId: actor.userId,
-        agentId: origin.agentId ?? null,
-        conversationId: origin.conversationId ?? null,
-        messageId: origin.messageId ?? null,
-        resultCount: own.length,
-        topScore: own.length ? Math.max(...own.map((r) => r.score)) : null,
-        durationMs: Date.now() - started,
-        createdAt: now,
-      };
-    }),
-  );
-  const billed = await chargeRetrieval(
-    deps,
-    organizationId,
-    { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model },
-    { knowledgeBaseIds: ids, source: origin.source ?? 'manual' },
-    { recordFree: true },
-  );
-  recordSearch(deps, {
-    organizationId,
-    knowledgeBaseIds: ids,
-    query: loggedQuery,
-    origin,
-    chunks: ranked
-      .filter((r) => docInfo.has(r.chunk.documentId))
-      .map(({ chunk: c }) => ({ chunkId: c.chunkId, knowledgeBaseId: c.knowledgeBaseId, documentId: c.documentId, score: c.score })),
-    costUsd: billed?.costUsd ?? 0,
-  });
+  const searched = ranked.filter((r) => docInfo.has(r.chunk.documentId)).map((r) => r.chunk);
+  const bookkeeping = recordSearchBookkeeping(deps, actor, { organizationId, ids, queries, results, searched, usage, origin, started });
+  // A search that moves no money answers without waiting for its log rows: their statements are already
+  // queued (the embedded store runs them in order, so a read sent after this answer sees them), and a failure
+  // is logged. A paid search waits, so the balance has changed when it answers.
+  if (retrievalProviderUsd(deps.pricing, { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model }) > 0) await bookkeeping;
+  else void bookkeeping.catch((error) => deps.log('warn', 'search: could not record the search log or its billing event', error));
   return { results, suggestedFollowUps: followUps(results, docInfo, input.query ?? '') };
 }
