@@ -3,7 +3,7 @@ import express, { type Request } from 'express';
 import type { Operation } from '../../contracts/operation';
 import { withListening } from '../../test/support/http';
 import type { HandlerMap } from './handler';
-import { mountOperations, staticPathOf } from './mount-operations';
+import { mountOperations, segmentsOf } from './mount-operations';
 
 const operation = (operationId: string, method: Operation['method'], path: string): Operation => ({
   operationId,
@@ -42,11 +42,15 @@ const call = async (base: string, method: string, path: string) => {
 };
 
 describe('operations: the exact lookup in front of the router', () => {
-  it('knows which paths have no parameters (an escaped colon is a literal one)', () => {
-    expect(staticPathOf('/api/auth/me')).toBe('/api/auth/me');
-    expect(staticPathOf('/v1/models\\:list')).toBe('/v1/models:list');
-    expect(staticPathOf('/api/agents/:id')).toBeNull();
-    expect(staticPathOf('/files/*rest')).toBeNull();
+  it('reads a path as literal and parameter segments (an escaped colon is a literal one), and nothing else', () => {
+    expect(segmentsOf('/api/auth/me')).toEqual({ literals: ['', 'api', 'auth', 'me'], names: [] });
+    expect(segmentsOf('/v1/models\\:list')).toEqual({ literals: ['', 'v1', 'models:list'], names: [] });
+    expect(segmentsOf('/api/agents/:id/channels/:channelId')).toEqual({
+      literals: ['', 'api', 'agents', null, 'channels', null],
+      names: ['id', 'channelId'],
+    });
+    expect(segmentsOf('/files/*rest')).toBeNull();
+    expect(segmentsOf('/files/:name.json')).toBeNull();
   });
 
   it('answers as the router would: the first registered route wins, and every route carries its path', async () => {
@@ -74,6 +78,37 @@ describe('operations: the exact lookup in front of the router', () => {
       expect(await call(base, 'GET', '/api/auth/me/')).toMatchObject({ op: 'me' });
       expect(await call(base, 'HEAD', '/api/auth/me')).toEqual({ status: 200 });
       expect(await call(base, 'DELETE', '/api/auth/me')).toEqual({ status: 404, op: null });
+    });
+  });
+
+  it('matches parameterised paths as the router would: decoded params, order of registration, the rest to the router', async () => {
+    const ops = [
+      operation('webhook', 'post', '/api/channels/:channelId/webhook'),
+      operation('getChannel', 'get', '/api/agents/:id/channels/:channelId'),
+      operation('agentChannels', 'get', '/api/agents/:id/channels/latest'), // the route above takes it
+      operation('files', 'get', '/files/*rest'),
+      operation('afterWildcard', 'get', '/after/:id'), // after a wildcard route: the router's to match
+    ];
+    await withOperations(ops, async (base) => {
+      expect(await call(base, 'POST', '/api/channels/c%201/webhook')).toEqual({
+        status: 200,
+        op: 'webhook',
+        route: '/api/channels/:channelId/webhook',
+        params: { channelId: 'c 1' },
+      });
+      expect(await call(base, 'GET', '/api/agents/a1/channels/latest')).toEqual({
+        status: 200,
+        op: 'getChannel',
+        route: '/api/agents/:id/channels/:channelId',
+        params: { id: 'a1', channelId: 'latest' },
+      });
+      expect(await call(base, 'GET', '/after/7')).toMatchObject({ op: 'afterWildcard', params: { id: '7' } });
+      expect(await call(base, 'GET', '/files/a/b')).toMatchObject({ op: 'files' });
+      // an empty parameter matches nothing; a parameter that does not decode is the router's 400
+      expect(await call(base, 'POST', '/api/channels//webhook')).toEqual({ status: 404, op: null });
+      expect((await fetch(`${base}/api/channels/%E0%A4%A/webhook`, { method: 'POST' })).status).toBe(400);
+      expect(await call(base, 'POST', '/API/channels/c1/webhook')).toMatchObject({ op: 'webhook', params: { channelId: 'c1' } });
+      expect(await call(base, 'POST', '/api/channels/c1/webhook/')).toMatchObject({ op: 'webhook', params: { channelId: 'c1' } });
     });
   });
 });
