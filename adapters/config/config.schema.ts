@@ -30,6 +30,14 @@ export const configSchema = {
       default: 5000,
       description: 'How long a request waits for a database connection before answering 503 DATABASE_BUSY',
     },
+    DATABASE_THREAD_NICE: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 19,
+      default: 10,
+      description:
+        'Embedded database: the nice value of its thread (Linux), so under CPU contention the event loop that answers requests runs first. 0: the process priority',
+    },
     IDENTITY_CACHE_TTL_MS: {
       type: 'integer',
       minimum: 0,

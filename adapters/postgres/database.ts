@@ -25,7 +25,12 @@ export interface DatabaseOptions {
   poolMax?: number;
   /** How long a statement waits for a connection (or the embedded session) before failing with 503. */
   queueTimeoutMs?: number;
+  /** Embedded only: the nice value of the database thread (see PgliteThreadOptions). */
+  threadNice?: number;
 }
+
+/** Below the request loop, above the heavy-work threads (HEAVY_WORK_NICE). */
+const DEFAULT_THREAD_NICE = 10;
 
 const DEFAULT_QUEUE_TIMEOUT_MS = 5000;
 
@@ -41,6 +46,7 @@ export function databaseOptions(config: {
     dataDir: config.dataDir,
     poolMax: int('DATABASE_POOL_MAX'),
     queueTimeoutMs: int('DATABASE_QUEUE_TIMEOUT_MS'),
+    threadNice: int('DATABASE_THREAD_NICE'),
   };
 }
 
@@ -70,7 +76,7 @@ async function openEmbedded(options: DatabaseOptions): Promise<Database> {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   }
   const queueTimeoutMs = options.queueTimeoutMs ?? DEFAULT_QUEUE_TIMEOUT_MS;
-  const thread = await PgliteThread.start({ dataDir, queueTimeoutMs });
+  const thread = await PgliteThread.start({ dataDir, queueTimeoutMs, nice: options.threadNice ?? DEFAULT_THREAD_NICE });
   const db = knex({
     client: 'pg',
     connection: { user: 'postgres', database: 'postgres', stream: () => thread.connect() } as Knex.PgConnectionConfig,

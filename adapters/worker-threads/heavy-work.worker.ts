@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 
 import type { HeavyTaskName } from '../../core/ports/heavy-work';
 import { isDomainError } from '../../core/shared/errors';
+import { kernelThreadId } from '../system/thread-priority';
 import { heavyTaskHandlers, type HeavyTaskSettings, transferablesOf } from './heavy-tasks';
 import type { WorkerReply } from './worker-pool';
 
@@ -24,4 +25,4 @@ port.on('message', async ({ id, name, input }: { id: number; name: HeavyTaskName
     port.postMessage({ id, error: failure(error) } satisfies WorkerReply);
   }
 });
-port.postMessage({ ready: true });
+port.postMessage({ ready: true, tid: kernelThreadId() });

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import { DomainError, type ErrorCode } from '../../core/shared/errors';
+import { lowerThreadPriority } from '../system/thread-priority';
 
 export interface WorkerPoolOptions {
   /** The worker's entry module (a .ts file is loaded through tsx). */
@@ -15,6 +16,8 @@ export interface WorkerPoolOptions {
   threads: number;
   timeoutMs: number;
   memoryMb: number;
+  /** The threads' nice value (adapters/system/thread-priority.ts); 0 or absent: the process priority. */
+  nice?: number;
   /** Passed to every thread as `workerData`. */
   workerData?: unknown;
   log?: (level: 'debug' | 'warn', message: string, extra?: unknown) => void;
@@ -104,8 +107,9 @@ export class WorkerPool {
     });
     const thread: Thread = { worker, ready: false };
     this.threads.add(thread);
-    worker.on('message', (message: WorkerReply | { ready: true }) => {
+    worker.on('message', (message: WorkerReply | { ready: true; tid?: number | null }) => {
       if ('ready' in message) {
+        lowerThreadPriority(message.tid, this.options.nice ?? 0);
         thread.ready = true;
         worker.unref();
         this.dispatch();

@@ -53,6 +53,13 @@ export const workerThreadsHeavyWork = defineAdapter<HeavyWork>({
       description: 'Longest run of one task before its thread is stopped',
     },
     HEAVY_WORK_MEMORY_MB: { type: 'integer', minimum: 32, default: 512, description: 'Heap of one worker thread (V8 old generation)' },
+    HEAVY_WORK_NICE: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 19,
+      default: 15,
+      description: 'Nice value of the worker threads (Linux): under CPU contention requests, then the embedded database, run first',
+    },
   },
   async create(settings, { log }) {
     const { WorkerThreadsHeavyWork } = await import('./worker-threads.heavy-work');
@@ -62,6 +69,7 @@ export const workerThreadsHeavyWork = defineAdapter<HeavyWork>({
         threads: setting.number(settings, 'HEAVY_WORK_THREADS') ?? defaultThreads(),
         timeoutMs: setting.number(settings, 'HEAVY_WORK_TIMEOUT_MS') ?? 30000,
         memoryMb: setting.number(settings, 'HEAVY_WORK_MEMORY_MB') ?? 512,
+        nice: setting.number(settings, 'HEAVY_WORK_NICE') ?? 15,
       },
       log,
     );

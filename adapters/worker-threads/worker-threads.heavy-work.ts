@@ -8,6 +8,8 @@ export interface PoolSizing {
   threads: number;
   timeoutMs: number;
   memoryMb: number;
+  /** The threads' nice value (Linux); 0: the process priority. */
+  nice?: number;
 }
 
 /** HEAVY_WORK=worker-threads (default): every task in a bounded worker thread. */

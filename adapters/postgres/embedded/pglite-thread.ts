@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 
+import { lowerThreadPriority } from '../../system/thread-priority';
+
 interface FromWorker {
   t: 'ready' | 'data' | 'fatal' | 'closed';
   id?: number;
   bytes?: Uint8Array;
   message?: string;
+  tid?: number | null;
 }
 
 export interface PgliteThreadOptions {
@@ -14,6 +17,8 @@ export interface PgliteThreadOptions {
   dataDir?: string;
   /** How long a connection may wait for the single PGlite session before its statement fails (57P03 → 503). */
   queueTimeoutMs: number;
+  /** The thread's nice value (Linux): under CPU contention the event loop that answers requests runs first. 0: as the process. */
+  nice?: number;
 }
 
 /**
@@ -25,7 +30,11 @@ export class PgliteThread {
   private nextId = 1;
   private closing?: Promise<void>;
 
-  private constructor(private readonly worker: Worker) {
+  private constructor(
+    private readonly worker: Worker,
+    /** The database thread's kernel id (Linux), or null. */
+    readonly tid: number | null,
+  ) {
     worker.on('message', (m: FromWorker) => {
       if (m.t === 'data' && m.id !== undefined && m.bytes)
         this.streams.get(m.id)?.push(Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength));
@@ -40,17 +49,18 @@ export class PgliteThread {
 
   static async start(options: PgliteThreadOptions): Promise<PgliteThread> {
     const worker = new Worker(join(__dirname, 'pglite-worker.mjs'), { workerData: options });
-    await new Promise<void>((resolve, reject) => {
+    const tid = await new Promise<number | null>((resolve, reject) => {
       const onMessage = (m: FromWorker) => {
         if (m.t !== 'ready') return;
         worker.off('error', reject);
         worker.off('message', onMessage);
-        resolve();
+        resolve(m.tid ?? null);
       };
       worker.on('message', onMessage);
       worker.once('error', reject);
     });
-    const thread = new PgliteThread(worker);
+    lowerThreadPriority(tid, options.nice ?? 0);
+    const thread = new PgliteThread(worker, tid);
     worker.on('message', (m: FromWorker) => {
       if (m.t === 'fatal') worker.emit('error', new Error(`embedded database failed: ${m.message}`));
     });

@@ -6,6 +6,7 @@
 // transaction is never interleaved with another connection's statements. A connection that waits longer
 // than `queueTimeoutMs` for the session is answered with an ErrorResponse (SQLSTATE 57P03) instead of
 // waiting forever behind a held transaction; the main thread maps that error to 503.
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import { PGlite } from '@electric-sql/pglite';
@@ -225,4 +226,12 @@ parentPort.on('message', (m) => {
     void db.close().then(() => parentPort.postMessage({ t: 'closed' }));
   }
 });
-parentPort.postMessage({ t: 'ready' });
+/** This thread's kernel id (Linux), so the main thread can lower its priority (adapters/system/thread-priority.ts). */
+function kernelThreadId() {
+  try {
+    return Number(readlinkSync('/proc/thread-self').split('/').pop()) || null;
+  } catch {
+    return null;
+  }
+}
+parentPort.postMessage({ t: 'ready', tid: kernelThreadId() });
