@@ -6,8 +6,9 @@ import type { ForwardedIdentity } from '../core/identity/token-claims';
 
 export type Upstream = ({ host: string; port: number } | { socketPath: string }) & {
   /**
-   * The backend when it runs in this process (the `start` role): a request without a body is handed to its
-   * listener directly instead of crossing loopback, its identity passed in memory instead of signed headers.
+   * The backend when it runs in this process (the `start` role): a request without a body or with one the
+   * gateway has read is handed to its listener directly instead of crossing loopback, its identity (and that
+   * body) passed in memory instead of signed headers; a streamed body keeps the loopback path.
    */
   inProcess?: { listener: (req: IncomingMessage, res: ServerResponse) => void; identities: IdentityHandoff };
 };
@@ -62,7 +63,7 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   const target = 'socketPath' in upstream ? { socketPath: upstream.socketPath } : { host: upstream.host, port: upstream.port };
 
   function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
-    if (upstream.inProcess && f.body.kind === 'none') return handOver(upstream.inProcess, req, res, f);
+    if (upstream.inProcess && f.body.kind !== 'stream') return handOver(upstream.inProcess, req, res, f);
     let current!: http.ClientRequest;
     let settled = false;
     const streamed = f.body.kind === 'stream';
@@ -122,7 +123,7 @@ function handOver(backend: NonNullable<Upstream['inProcess']>, req: IncomingMess
   req.method = f.method;
   req.url = f.path;
   for (const [name, value] of f.responseHeaders) res.setHeader(name, value);
-  backend.identities.give(req, f.identity);
+  backend.identities.give(req, f.identity, f.body.kind === 'buffer' ? f.body.data : undefined);
   try {
     backend.listener(req, res);
   } catch (err) {

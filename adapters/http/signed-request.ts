@@ -20,7 +20,7 @@ export interface SignedRequestOptions {
   /** Largest JSON body; larger: 413. */
   maxJsonBytes: number;
   jsonMaxDepth: number;
-  /** Identities the gateway of this process handed over with body-less requests (no signature to check). */
+  /** Requests the gateway of this process handed over with their identity (no signature to check). */
   handoff?: IdentityHandoff;
   log?: (level: 'error' | 'warn' | 'info', message: string, extra?: unknown) => void;
 }
@@ -40,13 +40,23 @@ function refuse(res: Response, status: number, error: string, message: string): 
  * are kept in `res.locals.rawBody` (the multipart reader uses them).
  */
 export function signedRequests(o: SignedRequestOptions) {
+  /** A request the gateway of this process handed over: no signature to check; a body it read meets the same caps. */
+  const acceptHandedOver = (req: Request, res: Response, next: NextFunction, identity: unknown, body: Uint8Array | null) => {
+    const raw = body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : EMPTY;
+    const isJson = JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '');
+    if (raw.length > (isJson ? o.maxJsonBytes : o.maxBodyBytes)) return refuse(res, 413, 'Payload Too Large', 'Request body is too large');
+    res.locals.identity = identity;
+    res.locals.rawBody = raw;
+    try {
+      if (body && isJson) req.body = parseJsonBody(raw, o.jsonMaxDepth);
+    } catch (error) {
+      return next(error);
+    }
+    next();
+  };
   return (req: Request, res: Response, next: NextFunction): void => {
     const handedOver = o.handoff?.take(req);
-    if (handedOver) {
-      res.locals.identity = handedOver;
-      res.locals.rawBody = EMPTY;
-      return next();
-    }
+    if (handedOver) return acceptHandedOver(req, res, next, handedOver.identity, handedOver.body);
     const now = o.clock.now().getTime();
     const verified = verifyIdentity(o.internalSecret, req.headers, req.method, req.originalUrl, now, {
       maxAgeMs: o.maxAgeMs,

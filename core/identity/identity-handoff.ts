@@ -2,21 +2,27 @@ import type { ForwardedIdentity } from './token-claims';
 
 /**
  * Identity handed from the gateway to the backend when both run in one process: kept in memory against the
- * request object, so no header a client sends can forge it, and taken once.
+ * request object, so no header a client sends can forge it, and taken once. A body the gateway has already
+ * read travels with it (the request's stream is spent by then).
  */
+export interface HandedRequest {
+  identity: ForwardedIdentity;
+  body: Uint8Array | null;
+}
+
 export interface IdentityHandoff {
-  give(request: object, identity: ForwardedIdentity): void;
-  take(request: object): ForwardedIdentity | undefined;
+  give(request: object, identity: ForwardedIdentity, body?: Uint8Array): void;
+  take(request: object): HandedRequest | undefined;
 }
 
 export function createIdentityHandoff(): IdentityHandoff {
-  const identities = new WeakMap<object, ForwardedIdentity>();
+  const handed = new WeakMap<object, HandedRequest>();
   return {
-    give: (request, identity) => void identities.set(request, identity),
+    give: (request, identity, body) => void handed.set(request, { identity, body: body ?? null }),
     take: (request) => {
-      const identity = identities.get(request);
-      identities.delete(request);
-      return identity;
+      const found = handed.get(request);
+      handed.delete(request);
+      return found;
     },
   };
 }
