@@ -116,7 +116,7 @@ async function recordSearchBookkeeping(
   const billed = chargeRetrieval(
     deps,
     organizationId,
-    { ...s.usage, embeddingModel: s.usage.embeddingModel ?? deps.embedder.model },
+    s.usage,
     { knowledgeBaseIds: ids, source: origin.source ?? 'manual' },
     { recordFree: true },
   );
@@ -206,11 +206,21 @@ export async function searchKnowledge(deps: KnowledgeDeps, actor: Actor, input: 
   const results = await mergeGraphDiscovery(deps, organizationId, retrieved, await graphHits, topK);
 
   const searched = ranked.filter((r) => docInfo.has(r.chunk.documentId)).map((r) => r.chunk);
-  const bookkeeping = recordSearchBookkeeping(deps, actor, { organizationId, ids, queries, results, searched, usage, origin, started });
+  const billedUsage = { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model };
+  const bookkeeping = recordSearchBookkeeping(deps, actor, {
+    organizationId,
+    ids,
+    queries,
+    results,
+    searched,
+    usage: billedUsage,
+    origin,
+    started,
+  });
   // A search that moves no money answers without waiting for its log rows: their statements are already
   // queued (the embedded store runs them in order, so a read sent after this answer sees them), and a failure
   // is logged. A paid search waits, so the balance has changed when it answers.
-  if (retrievalProviderUsd(deps.pricing, { ...usage, embeddingModel: usage.embeddingModel ?? deps.embedder.model }) > 0) await bookkeeping;
+  if (retrievalProviderUsd(deps.pricing, billedUsage) > 0) await bookkeeping;
   else void bookkeeping.catch((error) => deps.log('warn', 'search: could not record the search log or its billing event', error));
   return { results, suggestedFollowUps: followUps(results, docInfo, input.query ?? '') };
 }
