@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { LocalFolderBlobStore } from '../../adapters/blob/local-folder.blob-store';
 import { MultiFormatDocumentLoader } from '../../adapters/documents/multi-format.document-loader';
-import { LocalEmbedder } from '../../adapters/local-ai/local-hash.embedder';
+import { hashEmbed, LocalEmbedder } from '../../adapters/local-ai/local-hash.embedder';
 import { InProcessJobQueue } from '../../adapters/memory/in-process.job-queue';
 import { PgvectorVectorIndex } from '../../adapters/pgvector/pgvector.vector-index';
 import { type Database, openDatabase } from '../../adapters/postgres/database';
@@ -24,6 +24,17 @@ import { tablePricing } from '../../core/knowledge/pricing';
 import type { Embedder } from '../../core/ports/embedder';
 import type { ImageDescriber, Transcriber } from '../../core/ports/media-understanding';
 import type { Reranker } from '../../core/ports/reranker';
+
+/** A "paid" embedder (priced like text-embedding-3-large, 100 tokens a text) that computes local vectors. */
+export const paidEmbedder: Embedder = {
+  id: 'paid',
+  model: 'openai/text-embedding-3-large',
+  embed: async (texts, o) => ({
+    vectors: texts.map((t) => hashEmbed(t, o.dimensions)),
+    model: 'openai/text-embedding-3-large',
+    usage: { tokens: texts.length * 100 },
+  }),
+};
 
 export interface HarnessOptions {
   embedder?: Embedder;

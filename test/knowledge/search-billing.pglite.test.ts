@@ -1,22 +1,9 @@
-import { hashEmbed } from '../../adapters/local-ai/local-hash.embedder';
 import type { Actor } from '../../core/identity/actor';
 import { uploadDocument } from '../../core/knowledge/documents';
 import { processIngestJob } from '../../core/knowledge/ingest-document';
 import { INGEST_QUEUE } from '../../core/knowledge/knowledge-deps';
 import { searchKnowledge } from '../../core/knowledge/search';
-import type { Embedder } from '../../core/ports/embedder';
-import { createKnowledgeHarness, type KnowledgeHarness } from './knowledge-harness';
-
-/** A "paid" embedder (priced like text-embedding-3-large) that computes local vectors. */
-const paid: Embedder = {
-  id: 'paid',
-  model: 'openai/text-embedding-3-large',
-  embed: async (texts, o) => ({
-    vectors: texts.map((t) => hashEmbed(t, o.dimensions)),
-    model: 'openai/text-embedding-3-large',
-    usage: { tokens: texts.length * 100 },
-  }),
-};
+import { createKnowledgeHarness, type KnowledgeHarness, paidEmbedder } from './knowledge-harness';
 
 let h: KnowledgeHarness;
 let org: string;
@@ -24,7 +11,7 @@ let owner: Actor;
 let kbId: string;
 beforeAll(async () => {
   h = await createKnowledgeHarness({
-    embedder: paid,
+    embedder: paidEmbedder,
     dimensions: 64,
     imageDescriber: {
       model: 'fake/vision',

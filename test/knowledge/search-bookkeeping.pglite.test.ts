@@ -3,20 +3,8 @@
  * for it, so a failed write is logged and the answer stands; a paid search waits for it, so its failure fails the
  * search. The failure is real: the search log's table is renamed away for the duration.
  */
-import { hashEmbed } from '../../adapters/local-ai/local-hash.embedder';
 import { searchKnowledge } from '../../core/knowledge/search';
-import type { Embedder } from '../../core/ports/embedder';
-import { createKnowledgeHarness, type KnowledgeHarness } from './knowledge-harness';
-
-const paid: Embedder = {
-  id: 'paid',
-  model: 'openai/text-embedding-3-large',
-  embed: async (texts, o) => ({
-    vectors: texts.map((t) => hashEmbed(t, o.dimensions)),
-    model: 'openai/text-embedding-3-large',
-    usage: { tokens: 10 },
-  }),
-};
+import { createKnowledgeHarness, type KnowledgeHarness, paidEmbedder } from './knowledge-harness';
 
 async function withoutSearchLogTable<T>(h: KnowledgeHarness, run: () => Promise<T>): Promise<T> {
   await h.db.knex.raw('ALTER TABLE knowledge_search_log RENAME TO knowledge_search_log_away');
@@ -32,7 +20,7 @@ describe('search bookkeeping', () => {
   let charged: KnowledgeHarness;
   beforeAll(async () => {
     free = await createKnowledgeHarness();
-    charged = await createKnowledgeHarness({ embedder: paid, dimensions: 64 });
+    charged = await createKnowledgeHarness({ embedder: paidEmbedder, dimensions: 64 });
   });
   afterAll(async () => {
     await free?.close();
