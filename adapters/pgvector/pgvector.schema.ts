@@ -54,6 +54,12 @@ export const pgvectorMigrations = (hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): Mi
           for (const t of [space.table, stagedTableOf(space)]) await keepSearchedColumnsInline(db, t);
       },
     },
+    {
+      name: '0072_short_gin_pending_lists',
+      async up(db: Knex) {
+        for (const space of await listSpaces(db)) for (const t of [space.table, stagedTableOf(space)]) await shortenGinPendingList(db, t);
+      },
+    },
   ],
 });
 
@@ -123,6 +129,23 @@ export async function keepSearchedColumnsInline(db: Knex | Knex.Transaction, tab
   await db.raw(`ALTER TABLE ${table} SET (toast_tuple_target = 4080)`);
 }
 
+/**
+ * The full-text index, with a short pending list. GIN queues new entries in an unsorted pending list that every
+ * search reads whole, and merges it into the index only when it passes `gin_pending_list_limit` (4 MB by
+ * default) or at a vacuum (which PGlite never runs on its own). After a bulk load of 10k chunks the list held
+ * 507 pages: the text half's index scan read 517 pages and took 3.7 ms, against 10 pages and 0.1 ms once
+ * merged. At 64 kB a search reads at most 8 pending pages; ingestion merges more often (end to end 355 against
+ * 370 chunks/s in one run, within that bench's noise; without a pending list at all, 311).
+ */
+export const GIN_PENDING_LIST_KB = 64;
+export const TSV_GIN = `USING gin (tsv) WITH (gin_pending_list_limit = ${GIN_PENDING_LIST_KB})`;
+
+/** An existing full-text index gets the short pending list, and what it holds now is merged. */
+export async function shortenGinPendingList(db: Knex | Knex.Transaction, table: string): Promise<void> {
+  await db.raw(`ALTER INDEX ${table}_tsv_gin SET (gin_pending_list_limit = ${GIN_PENDING_LIST_KB})`);
+  await db.raw(`SELECT gin_clean_pending_list('${table}_tsv_gin'::regclass)`);
+}
+
 /** Creates the chunk tables of one embedding size (idempotent, serialised by an advisory lock). */
 export async function createSpace(
   db: Knex,
@@ -152,7 +175,7 @@ export async function createSpace(
     for (const name of [t, staged]) {
       await trx.raw(table(name));
       await keepSearchedColumnsInline(trx, name);
-      await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_tsv_gin ON ${name} USING gin (tsv)`);
+      await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_tsv_gin ON ${name} ${TSV_GIN}`);
       await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_scope ON ${name} (organization_id, knowledge_base_id)`);
       await trx.raw(`CREATE INDEX IF NOT EXISTS ${name}_document ON ${name} (document_id, chunk_index)`);
       await createStatsTriggers(trx, name);

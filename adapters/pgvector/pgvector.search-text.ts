@@ -35,7 +35,7 @@ export async function splitIdentifierSeparators(db: Knex): Promise<void> {
     // dropping the column drops its GIN index; a table rewrite fires no statistics trigger, so they are rebuilt below
     await db.raw(`ALTER TABLE ${t} DROP COLUMN tsv`);
     await db.raw(`ALTER TABLE ${t} ADD COLUMN tsv tsvector GENERATED ALWAYS AS (${tsvExpression(config)}) STORED`);
-    await db.raw(`CREATE INDEX IF NOT EXISTS ${t}_tsv_gin ON ${t} USING gin (tsv)`);
+    await db.raw(`CREATE INDEX IF NOT EXISTS ${t}_tsv_gin ON ${t} USING gin (tsv)`); // 0072 shortens its pending list
   }
   await db.raw('DELETE FROM kv_kb_text_stats');
   await db.raw('DELETE FROM kv_kb_term_df');

@@ -4,7 +4,7 @@ import type { VectorChunk } from '../../core/ports/vector-index';
 import { type Database, openDatabase } from '../postgres/database';
 import { migrate } from '../postgres/migrator';
 import { UNBUDGETED } from './pgvector.bm25';
-import { pgvectorMigrations } from './pgvector.schema';
+import { GIN_PENDING_LIST_KB, pgvectorMigrations } from './pgvector.schema';
 import { PgvectorVectorIndex } from './pgvector.vector-index';
 
 const DIMS = 4;
@@ -122,6 +122,37 @@ describe('pgvector full-text half: select budget and row layout', () => {
     const toasted = await db.knex.raw(`SELECT count(*)::int AS n FROM ${toast.rows[0].t}`);
     expect(Number(sizes.rows[0].stored)).toBeGreaterThan(1000);
     expect(toasted.rows[0].n).toBe(0);
+    await index.close();
+  });
+
+  it('keeps the full-text index pending list short, on new tables and, by migration 0072, on older ones', async () => {
+    const index = await PgvectorVectorIndex.open({ knex: db.knex });
+    await index.upsert([chunk(randomUUID(), 0, 'creates the tables of the space')]);
+    const options = async (table: string) =>
+      (await db.knex.raw(`SELECT reloptions FROM pg_class WHERE oid = ?::regclass`, [`${table}_tsv_gin`])).rows[0].reloptions;
+    const pendingPages = async () =>
+      Number((await db.knex.raw(`SELECT gin_clean_pending_list('${TABLE}_tsv_gin'::regclass) AS n`)).rows[0].n);
+    let s = 777; // distinct words, so every row adds ~120 new entries (~600 kB in all, far past 64 kB)
+    const word = () =>
+      Array.from({ length: 8 }, () => String.fromCharCode(97 + ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) % 26))).join('');
+    const load = async () => {
+      const kb = randomUUID();
+      const rows = Array.from({ length: 300 }, (_, i) => chunk(kb, i, Array.from({ length: 120 }, word).join(' ')));
+      for (let i = 0; i < rows.length; i += 50) await index.upsert(rows.slice(i, i + 50));
+    };
+    for (const t of [TABLE, `${TABLE}_staged`]) expect(await options(t)).toEqual([`gin_pending_list_limit=${GIN_PENDING_LIST_KB}`]);
+    await pendingPages();
+    await load();
+    // what a search has to read besides the index proper: at most 64 kB of 8 kB pages
+    expect(await pendingPages()).toBeLessThanOrEqual(GIN_PENDING_LIST_KB / 8);
+
+    // an index as it was before 0072: the default 4 MB list, left to grow
+    for (const t of [TABLE, `${TABLE}_staged`]) await db.knex.raw(`ALTER INDEX ${t}_tsv_gin RESET (gin_pending_list_limit)`);
+    await load();
+    await db.knex('vector_migrations').where({ name: '0072_short_gin_pending_lists' }).delete();
+    expect(await migrate(db.knex, [pgvectorMigrations()])).toEqual(['0072_short_gin_pending_lists']);
+    for (const t of [TABLE, `${TABLE}_staged`]) expect(await options(t)).toEqual([`gin_pending_list_limit=${GIN_PENDING_LIST_KB}`]);
+    expect(await pendingPages()).toBe(0); // the migration merged what had been pending
     await index.close();
   });
 });
