@@ -40,15 +40,20 @@ function refuse(res: Response, status: number, error: string, message: string): 
  * are kept in `res.locals.rawBody` (the multipart reader uses them).
  */
 export function signedRequests(o: SignedRequestOptions) {
+  const capOf = (isJson: boolean) => (isJson ? o.maxJsonBytes : o.maxBodyBytes);
+  /** Lets a request on with its identity and body; the exact bytes stay available (the multipart reader, receivers verifying a sender's signature). */
+  const admit = (req: Request, res: Response, identity: unknown, raw: Buffer, isJson: boolean) => {
+    res.locals.identity = identity;
+    res.locals.rawBody = raw;
+    if (isJson && raw.length > 0) req.body = parseJsonBody(raw, o.jsonMaxDepth);
+  };
   /** A request the gateway of this process handed over: no signature to check; a body it read meets the same caps. */
   const acceptHandedOver = (req: Request, res: Response, next: NextFunction, identity: unknown, body: Uint8Array | null) => {
     const raw = body ? Buffer.from(body.buffer, body.byteOffset, body.byteLength) : EMPTY;
     const isJson = JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '');
-    if (raw.length > (isJson ? o.maxJsonBytes : o.maxBodyBytes)) return refuse(res, 413, 'Payload Too Large', 'Request body is too large');
-    res.locals.identity = identity;
-    res.locals.rawBody = raw;
+    if (raw.length > capOf(isJson)) return refuse(res, 413, 'Payload Too Large', 'Request body is too large');
     try {
-      if (body && isJson) req.body = parseJsonBody(raw, o.jsonMaxDepth);
+      admit(req, res, identity, raw, isJson);
     } catch (error) {
       return next(error);
     }
@@ -65,7 +70,7 @@ export function signedRequests(o: SignedRequestOptions) {
     if (!verified) return refuse(res, 401, 'Authentication Failed', 'Requests must come through the gateway');
     const declared = Number(req.headers['content-length']);
     const isJson = JSON_CONTENT_TYPE.test(req.headers['content-type'] ?? '');
-    const cap = isJson ? o.maxJsonBytes : o.maxBodyBytes;
+    const cap = capOf(isJson);
     if (Number.isFinite(declared) && declared > cap) {
       req.resume();
       return refuse(res, 413, 'Payload Too Large', 'Request body is too large');
@@ -83,10 +88,7 @@ export function signedRequests(o: SignedRequestOptions) {
             ? verifyBodyTrailer(o.internalSecret, verified.signature, digest, req.trailers[BODY_SIGNATURE_TRAILER])
             : digest === verified.bodyDigest;
         if (!intact) return refuse(res, 401, 'Authentication Failed', 'The request body does not match its signature');
-        res.locals.identity = verified.identity;
-        // The exact bytes stay available (multipart reader; receivers that verify a sender's signature over them).
-        res.locals.rawBody = raw;
-        if (isJson) req.body = parseJsonBody(raw, o.jsonMaxDepth);
+        admit(req, res, verified.identity, raw, isJson);
         next();
       })
       .catch(next);

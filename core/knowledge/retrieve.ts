@@ -167,11 +167,6 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/**
- * Records what a retrieval cost. A search is an operation of its own and always records its event, with cost 0
- * for free models (DECISIONS "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
- * so there only paid embedding or rerank calls add one.
- */
 /** What a retrieval's embedding and reranking cost at the providers' prices (0 for free models). */
 export function retrievalProviderUsd(pricing: KnowledgePricing, usage: RetrievalUsage): number {
   const embeddingUsd = usage.embeddingModel ? pricing.embeddingUsd(usage.embeddingModel, usage.embeddingTokens) : 0;
@@ -179,6 +174,11 @@ export function retrievalProviderUsd(pricing: KnowledgePricing, usage: Retrieval
   return embeddingUsd + rerankUsd;
 }
 
+/**
+ * Records what a retrieval cost. A search is an operation of its own and always records its event, with cost 0
+ * for free models (DECISIONS "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
+ * so there only paid embedding or rerank calls add one.
+ */
 export async function chargeRetrieval(
   deps: { billing: BillingDeps; pricing: KnowledgePricing },
   organizationId: string,
