@@ -201,7 +201,8 @@ describeWithBrowser('chat widget embedded in another site', () => {
     await screenshot(page, 'widget-attachment-too-large');
 
     await fileInput.setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: Buffer.from('not a picture at all') });
-    expect(await until(async () => (await noticeText(page)).includes('photo.png'), 'the unsupported-type notice')).toBe(true);
+    // "Uploading photo.png…" comes first, and lasts on a loaded machine: wait for the refusal itself
+    expect(await until(async () => /photo\.png.*can’t be sent/.test(await noticeText(page)), 'the unsupported-type notice')).toBe(true);
     expect(await noticeText(page)).toMatch(/can’t be sent: this type of file isn’t supported/);
 
     await fileInput.setInputFiles({ name: 'order.txt', mimeType: 'text/plain', buffer: Buffer.from('Order 4711: two blue mugs.') });
