@@ -10,6 +10,19 @@ const systemClock: Clock = { now: () => new Date() };
 // The counters only count; the limit is applied here, so rate-limiter-flexible itself never refuses.
 export const UNBOUNDED_POINTS = 2 ** 31 - 1;
 
+/** One key's current window: its counter, the two counter keys, and how far into the window `now` is. */
+export interface SlidingWindow {
+  counter: RateLimiterAbstract;
+  /** How long a counter key lives (two windows and a second). */
+  ttlSeconds: number;
+  windowMs: number;
+  now: number;
+  index: number;
+  fraction: number;
+  currentKey: string;
+  previousKey: string;
+}
+
 /**
  * Sliding-window counter (the approximation Cloudflare and others use) on rate-limiter-flexible counters:
  * windows are aligned to the clock; a hit is allowed when `previous × (1 − elapsed fraction) + current ≤ limit`,
@@ -34,8 +47,7 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
 
   async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const w = this.window(key, windowSeconds);
-    const [res, previous] = await Promise.all([w.counter.consume(w.currentKey, 1), this.count(w.counter, w.previousKey)]);
-    const current = res.consumedPoints;
+    const { current, previous } = await this.hitCounts(w);
     const estimate = previous * (1 - w.fraction) + current;
     if (estimate <= limit) {
       return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
@@ -64,17 +76,25 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
     await this.onClose?.();
   }
 
-  private window(key: string, windowSeconds: number) {
+  /** Counts one hit in the current window and reads the previous one's count. */
+  protected async hitCounts(w: SlidingWindow): Promise<{ current: number; previous: number }> {
+    const [res, previous] = await Promise.all([w.counter.consume(w.currentKey, 1), this.count(w.counter, w.previousKey)]);
+    return { current: res.consumedPoints, previous };
+  }
+
+  private window(key: string, windowSeconds: number): SlidingWindow {
     const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
     const now = this.clock.now().getTime();
     const index = Math.floor(now / windowMs);
+    const ttlSeconds = Math.ceil((2 * windowMs) / 1000) + 1;
     let counter = this.counters.get(windowMs);
     if (!counter) {
-      counter = this.makeCounter(`${windowMs}`, Math.ceil((2 * windowMs) / 1000) + 1);
+      counter = this.makeCounter(`${windowMs}`, ttlSeconds);
       this.counters.set(windowMs, counter);
     }
     return {
       counter,
+      ttlSeconds,
       windowMs,
       now,
       index,

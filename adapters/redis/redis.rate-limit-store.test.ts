@@ -43,6 +43,42 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
       await b.close();
     }
   });
+  it('counts a hit in one round trip, on the keys rate-limiter-flexible reads, with their expiry', async () => {
+    const prefix = `test:gateway-ratelimit:${randomUUID()}:`;
+    prefixes.push(prefix);
+    const client = new Redis(REDIS_URL);
+    let commands = 0;
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (...args: Parameters<typeof send>) => {
+      commands++;
+      return send(...args);
+    };
+    const store = new RedisRateLimitStore({ client, prefix });
+    try {
+      expect(await store.ready()).toBe(true);
+      const index = Math.floor(Date.now() / 60_000);
+      // the previous window, as another replica counted it: 40 of a limit of 50 still weigh on this window
+      await client.set(`${prefix}60000:user:2:${index - 1}`, '40');
+      // a current key that lost its expiry is given one back
+      await client.set(`${prefix}60000:user:2:${index}`, '0');
+      commands = 0;
+      const first = await store.hit('user:2', 50, 60);
+      expect(commands).toBe(1);
+      expect(first.allowed).toBe(true);
+      expect(first.remaining).toBeLessThan(50 - 1);
+      expect(await client.get(`${prefix}60000:user:2:${index}`)).toBe('1');
+      expect(await client.ttl(`${prefix}60000:user:2:${index}`)).toBeGreaterThan(0);
+      // the refused hits are given back: the counter stays at the limit's edge
+      const decisions = [];
+      for (let i = 0; i < 60; i++) decisions.push(await store.hit('user:2', 50, 60));
+      const allowed = decisions.filter((d) => d.allowed).length;
+      expect(allowed).toBeLessThan(49);
+      expect(Number(await client.get(`${prefix}60000:user:2:${index}`))).toBe(allowed + 1);
+    } finally {
+      await store.close();
+      await client.quit();
+    }
+  });
 });
 
 describe('RedisRateLimitStore when Redis is unreachable', () => {

@@ -3,7 +3,23 @@ import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
 
 import type { Clock } from '../../core/ports/clock';
 import { DomainError } from '../../core/shared/errors';
-import { SlidingWindowRateLimitStore, UNBOUNDED_POINTS } from '../rate-limiter-flexible/sliding-window.rate-limit-store';
+import {
+  type SlidingWindow,
+  SlidingWindowRateLimitStore,
+  UNBOUNDED_POINTS,
+} from '../rate-limiter-flexible/sliding-window.rate-limit-store';
+
+/**
+ * One hit in one round trip: rate-limiter-flexible's own consume (SET NX EX, INCRBY, a missing TTL restored)
+ * on the current window's key, and a GET of the previous window's, on the keys it names, so its get, reward
+ * and delete keep working on them.
+ */
+const SLIDING_HIT = `redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
+local current = redis.call('incrby', KEYS[1], 1)
+if redis.call('ttl', KEYS[1]) == -1 then redis.call('expire', KEYS[1], ARGV[1]) end
+return {current, tonumber(redis.call('get', KEYS[2]) or '0')}`;
+
+type WithSlidingHit = Redis & { slidingWindowHit(current: string, previous: string, ttlSeconds: number): Promise<[number, number]> };
 
 export interface RedisRateLimitStoreOptions {
   /** redis://[user:pass@]host:port[/db]; ignored when `client` is given. */
@@ -33,7 +49,8 @@ export const redisRateLimitStoreOptionsSchema = {
  * holding per process instead of failing open; commands are not queued while disconnected.
  */
 export class RedisRateLimitStore extends SlidingWindowRateLimitStore {
-  private readonly client: Redis;
+  private readonly client: WithSlidingHit;
+  private readonly onFallback?: (err: unknown) => void;
 
   constructor(options: RedisRateLimitStoreOptions) {
     let client: Redis;
@@ -69,7 +86,29 @@ export class RedisRateLimitStore extends SlidingWindowRateLimitStore {
         },
       },
     );
-    this.client = client;
+    client.defineCommand('slidingWindowHit', { numberOfKeys: 2, lua: SLIDING_HIT });
+    this.client = client as WithSlidingHit;
+    this.onFallback = options.onFallback;
+  }
+
+  /**
+   * One script call instead of rate-limiter-flexible's two (a consume script, then a MULTI to read the previous
+   * window): the gateway hits twice a request, and those round trips were its largest cost behind a shared
+   * Redis. While Redis is not ready, or the call fails, the counters' insurance limiter counts instead.
+   */
+  protected override async hitCounts(w: SlidingWindow): Promise<{ current: number; previous: number }> {
+    if (this.client.status !== 'ready') return super.hitCounts(w);
+    try {
+      const [current, previous] = await this.client.slidingWindowHit(
+        w.counter.getKey(w.currentKey),
+        w.counter.getKey(w.previousKey),
+        w.ttlSeconds,
+      );
+      return { current, previous: Math.max(0, previous) };
+    } catch (err) {
+      this.onFallback?.(err);
+      return super.hitCounts(w);
+    }
   }
 
   /**
