@@ -19,6 +19,7 @@ import { loadConfig } from '../app/configuration';
 import { startPlatform } from '../app/platform';
 import { autocannon, mean, type Run } from './support/autocannon';
 import { acceptRepeats, benchSession } from './support/bench-session';
+import { splitRolesFigures } from './support/split-roles';
 
 const ROOT = path.resolve(__dirname, '..');
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -129,6 +130,9 @@ async function main() {
   const bare = await bareNodeHttp();
   const embedded = await platformFigures();
   const postgres = await postgresFigures();
+  const splitRoles = await splitRolesFigures(PATHNAME, SECONDS, CONNECTIONS, ROUNDS).catch((e: Error) => ({
+    skipped: `the split roles did not run (they need Postgres, Redis and RabbitMQ here): ${e.message}`,
+  }));
   const ratios = (p: Awaited<ReturnType<typeof platformFigures>>) => ({
     gatewayVsBare: p.gateway.requestsPerSecond / bare.requestsPerSecond,
     gatewayVsDirect: p.gateway.requestsPerSecond / p.direct.requestsPerSecond,
@@ -147,6 +151,17 @@ async function main() {
     bareNodeHttp: bare,
     embedded: { ...embedded, ratios: ratios(embedded) },
     postgres: 'skipped' in postgres ? postgres : { ...postgres, ratios: ratios(postgres) },
+    // Information, no target: the api and gateway roles in two processes with Redis and RabbitMQ, as deployed.
+    splitRoles:
+      'skipped' in splitRoles
+        ? splitRoles
+        : {
+            ...splitRoles,
+            ratios: {
+              gatewayVsBare: splitRoles.requestsPerSecond / bare.requestsPerSecond,
+              ...('skipped' in postgres ? {} : { vsStartOnPostgres: splitRoles.requestsPerSecond / postgres.gateway.requestsPerSecond }),
+            },
+          },
     targets: { embeddedGatewayVsBare: 0.1, postgresGatewayVsBare: 0.2, gatewayVsDirect: 0.8 },
     note: 'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon runs in a child process.',
   };
@@ -160,7 +175,7 @@ async function main() {
     ...ratios(p),
   });
   process.stdout.write(
-    `${JSON.stringify({ load: result.loadAverageAtEnd, bare: bare.requestsPerSecond, bareCpuMicros: bare.cpuMicrosPerRequest, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
+    `${JSON.stringify({ load: result.loadAverageAtEnd, bare: bare.requestsPerSecond, bareCpuMicros: bare.cpuMicrosPerRequest, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), splitRoles: result.splitRoles, rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
   );
 }
 
