@@ -50,6 +50,16 @@ async function answering(url: string, child: ChildProcess, timeoutMs: number, lo
   throw new Error(`no answer from ${url} in ${timeoutMs} ms: ${log().slice(-400)}`);
 }
 
+/** SIGTERM (a graceful close), then SIGKILL if the process is still there after 10 s. */
+async function stopped(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 function role(name: 'api' | 'gateway', env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bin/platform.ts', name], {
     cwd: ROOT,
@@ -124,10 +134,7 @@ export async function splitRolesFigures(pathname: string, seconds: number, conne
       cpuMicrosPerRequest: { api: perRequest(api.child.pid!, cpu0.api), gateway: perRequest(gateway.child.pid!, cpu0.gateway) },
     };
   } finally {
-    for (const { child } of [gateway, api].filter((r) => r !== undefined)) {
-      child.kill('SIGTERM');
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
-    }
+    for (const { child } of [gateway, api].filter((r) => r !== undefined)) await stopped(child);
     await database.drop();
     await rm(dataDir, { recursive: true, force: true });
   }
