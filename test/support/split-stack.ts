@@ -22,6 +22,8 @@ export interface SplitStack {
   apiUrl: string;
   /** Resident memory (MB) of each role's process. */
   rssMb(): Record<string, number>;
+  /** CPU seconds (user + system) each role's process has used so far. */
+  cpuSeconds(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -98,20 +100,27 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
   children.gateway = run('gateway', env);
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   await waitReady(`${gatewayUrl}/health`, children.gateway);
+  // Read from /proc (Linux); a process that has gone reads as 0.
+  const perRole = (read: (pid: number) => number) =>
+    Object.fromEntries(
+      Object.entries(children).map(([role, child]) => {
+        try {
+          return [role, read(child.pid!)];
+        } catch {
+          return [role, 0];
+        }
+      }),
+    );
   return {
     gatewayUrl,
     apiUrl: `http://127.0.0.1:${apiPort}`,
-    rssMb: () =>
-      Object.fromEntries(
-        Object.entries(children).map(([role, child]) => {
-          try {
-            const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-            return [role, Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)];
-          } catch {
-            return [role, 0];
-          }
-        }),
-      ),
+    rssMb: () => perRole((pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024)),
+    cpuSeconds: () =>
+      perRole((pid) => {
+        // utime and stime, in USER_HZ ticks (100 a second), after the command name
+        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+        return (Number(fields[11]) + Number(fields[12])) / 100;
+      }),
     close: async () => {
       await Promise.all(
         Object.values(children).map(
