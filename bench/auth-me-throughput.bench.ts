@@ -151,7 +151,7 @@ async function main() {
     bareNodeHttp: bare,
     embedded: { ...embedded, ratios: ratios(embedded) },
     postgres: 'skipped' in postgres ? postgres : { ...postgres, ratios: ratios(postgres) },
-    // Information, no target: the api and gateway roles in two processes with Redis and RabbitMQ, as deployed.
+    // Information, no target: api, worker and gateway in their own processes with Redis and RabbitMQ, as deployed.
     splitRoles:
       'skipped' in splitRoles
         ? splitRoles

