@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
+import { messageCount } from '../../adapters/rabbitmq/test-fixtures/broker';
 import { pgvectorOnServer } from '../support/databases';
 import { HttpClient } from '../support/http';
 import { type SplitStack, startSplitStack } from '../support/split-stack';
@@ -27,7 +28,8 @@ maybe('split roles on Postgres, RabbitMQ and Redis', () => {
     http = new HttpClient(stack.gatewayUrl);
     owner = await registerUser(http, { label: 'split-owner' });
   }, STACK_TIMEOUT_MS);
-  afterAll(() => stack?.close(), STACK_TIMEOUT_MS);
+  let closed = false;
+  afterAll(() => (closed ? undefined : stack?.close()), STACK_TIMEOUT_MS);
 
   it(
     'indexes a document in the worker process and answers from it through the gateway',
@@ -71,4 +73,18 @@ maybe('split roles on Postgres, RabbitMQ and Redis', () => {
     const forged = { 'user-id': owner.id, 'organization-id': owner.orgId, 'x-org-role': 'owner', 'x-platform-role': 'superadmin' };
     expect((await direct.get('/api/auth/me', { headers: forged })).status).toBe(401);
   });
+
+  // last: it closes the stack
+  it(
+    'leaves no durable queue or exchange of its own on the shared broker when it closes',
+    async () => {
+      const ingest = `${stack.queuePrefix}.knowledge.ingest`;
+      expect(await messageCount(ingest)).toBe(0); // declared by the worker, and drained
+      closed = true;
+      await stack.close();
+      expect(await messageCount(ingest)).toBeUndefined();
+      expect(await messageCount(`${ingest}.dead`)).toBeUndefined();
+    },
+    STACK_TIMEOUT_MS,
+  );
 });

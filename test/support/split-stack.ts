@@ -12,7 +12,27 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
+import { deleteTopology } from '../../adapters/rabbitmq/test-fixtures/broker-admin';
+import { ATTACHMENT_QUEUE } from '../../core/attachments/attachment-deps';
+import { CHANNEL_INBOUND_QUEUE, CHANNEL_OUTBOUND_QUEUE } from '../../core/channels/channel-deps';
+import { GRAPH_QUEUE } from '../../core/graph/graph-deps';
+import { INGEST_QUEUE } from '../../core/knowledge/knowledge-deps';
+import { BUILD_QUEUE } from '../../core/provisioning/build';
+import { SYNC_QUEUE } from '../../core/sources/sources-deps';
+import { WEBHOOK_QUEUE } from '../../core/webhooks/webhooks';
 import { createScratchDatabase } from './scratch-database';
+
+/** The job queues a worker declares; each has a dead-letter twin (wait queues expire on their own). */
+const JOB_QUEUES = [
+  INGEST_QUEUE,
+  SYNC_QUEUE,
+  GRAPH_QUEUE,
+  ATTACHMENT_QUEUE,
+  CHANNEL_INBOUND_QUEUE,
+  CHANNEL_OUTBOUND_QUEUE,
+  WEBHOOK_QUEUE,
+  BUILD_QUEUE,
+];
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -20,6 +40,8 @@ export interface SplitStack {
   gatewayUrl: string;
   /** The api role reached directly (it answers only requests the gateway signed). */
   apiUrl: string;
+  /** The stack's RabbitMQ prefix (QUEUE_PREFIX): its durable queues and exchange are deleted at close. */
+  queuePrefix: string;
   /** Resident memory (MB) of each role's process. */
   rssMb(): Record<string, number>;
   /** CPU seconds (user + system) each role's process has used so far. */
@@ -65,6 +87,7 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-split-'));
   const [apiPort, gatewayPort] = [await freePort(), await freePort()];
   const secret = () => randomBytes(24).toString('hex');
+  const rabbitUrl = process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -72,7 +95,7 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
     DATA_DIR: dataDir,
     DATABASE_URL: scratch.url,
     QUEUE: 'rabbitmq',
-    RABBITMQ_URL: process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672',
+    RABBITMQ_URL: rabbitUrl,
     QUEUE_PREFIX: scratch.name,
     REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
     RATE_LIMIT_STORE: 'redis',
@@ -114,6 +137,7 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
   return {
     gatewayUrl,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    queuePrefix: scratch.name,
     rssMb: () => perRole((pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024)),
     cpuSeconds: () =>
       perRole((pid) => {
@@ -133,6 +157,9 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
             }),
         ),
       );
+      // durable, so they would outlive the stack on a broker every later run shares
+      const queues = JOB_QUEUES.flatMap((q) => [`${scratch.name}.${q}`, `${scratch.name}.${q}.dead`]);
+      await deleteTopology(queues, [`${scratch.name}.events`], rabbitUrl);
       await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
