@@ -20,6 +20,26 @@ const BUCKET = 'blob-conformance';
 const S3RVER_MAIN = require.resolve('s3rver');
 const CHILD_SCRIPT = `
 const S3rver = require(process.env.S3RVER_MAIN);
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+// S3 replaces an object atomically; s3rver truncates the file and rewrites it in place (and may answer before
+// it is written), so concurrent puts to one key could leave a mix of versions. Written beside it, then renamed.
+const Store = require(path.join(path.dirname(process.env.S3RVER_MAIN), 'stores', 'filesystem.js'));
+Store.prototype.putObject = async function (object) {
+  const chunks = [];
+  if (Buffer.isBuffer(object.content)) chunks.push(object.content);
+  else for await (const chunk of object.content) chunks.push(chunk);
+  const content = Buffer.concat(chunks);
+  const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+  await fs.promises.mkdir(path.dirname(objectPath), { recursive: true });
+  const written = objectPath + '.' + crypto.randomBytes(6).toString('hex') + '.tmp';
+  await fs.promises.writeFile(written, content);
+  await fs.promises.rename(written, objectPath);
+  const md5 = crypto.createHash('md5').update(content).digest('hex');
+  await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+  return { size: content.length, md5 };
+};
 const server = new S3rver({
   address: '127.0.0.1', port: 0, silent: true,
   directory: process.env.S3RVER_DIR, configureBuckets: [{ name: process.env.S3RVER_BUCKET }],
