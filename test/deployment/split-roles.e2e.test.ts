@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { messageCount } from '../../adapters/rabbitmq/test-fixtures/broker';
+import { consumers } from '../../app/workers';
 import { pgvectorOnServer } from '../support/databases';
 import { HttpClient } from '../support/http';
 import { type SplitStack, startSplitStack } from '../support/split-stack';
@@ -84,6 +85,7 @@ maybe('split roles on Postgres, RabbitMQ and Redis', () => {
       await stack.close();
       expect(await messageCount(ingest)).toBeUndefined();
       expect(await messageCount(`${ingest}.dead`)).toBeUndefined();
+      for (const { queue } of consumers) expect(await messageCount(`${stack.queuePrefix}.${queue}`)).toBeUndefined();
     },
     STACK_TIMEOUT_MS,
   );

@@ -13,26 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { deleteTopology } from '../../adapters/rabbitmq/test-fixtures/broker-admin';
-import { ATTACHMENT_QUEUE } from '../../core/attachments/attachment-deps';
-import { CHANNEL_INBOUND_QUEUE, CHANNEL_OUTBOUND_QUEUE } from '../../core/channels/channel-deps';
-import { GRAPH_QUEUE } from '../../core/graph/graph-deps';
-import { INGEST_QUEUE } from '../../core/knowledge/knowledge-deps';
-import { BUILD_QUEUE } from '../../core/provisioning/build';
-import { SYNC_QUEUE } from '../../core/sources/sources-deps';
-import { WEBHOOK_QUEUE } from '../../core/webhooks/webhooks';
+import { consumers } from '../../app/workers';
 import { createScratchDatabase } from './scratch-database';
-
-/** The job queues a worker declares; each has a dead-letter twin (wait queues expire on their own). */
-const JOB_QUEUES = [
-  INGEST_QUEUE,
-  SYNC_QUEUE,
-  GRAPH_QUEUE,
-  ATTACHMENT_QUEUE,
-  CHANNEL_INBOUND_QUEUE,
-  CHANNEL_OUTBOUND_QUEUE,
-  WEBHOOK_QUEUE,
-  BUILD_QUEUE,
-];
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -157,8 +139,10 @@ export async function startSplitStack(extra: Record<string, string> = {}, worker
             }),
         ),
       );
-      // durable, so they would outlive the stack on a broker every later run shares
-      const queues = JOB_QUEUES.flatMap((q) => [`${scratch.name}.${q}`, `${scratch.name}.${q}.dead`]);
+      // Every worker consumer's queue and its dead-letter twin, and the bus's exchange: durable, so they would
+      // outlive the stack on a broker every later run shares (wait queues expire on their own; a timer-only
+      // consumer declared nothing, and deleting a missing queue is a no-op).
+      const queues = consumers.flatMap(({ queue }) => [`${scratch.name}.${queue}`, `${scratch.name}.${queue}.dead`]);
       await deleteTopology(queues, [`${scratch.name}.events`], rabbitUrl);
       await scratch.drop();
       rmSync(dataDir, { recursive: true, force: true });
