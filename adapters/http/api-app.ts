@@ -13,6 +13,7 @@ import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
 import { createHttpMetrics } from './metrics';
+import { exactGets, middlewareChain } from './middleware-chain';
 import { mountOperations } from './mount-operations';
 import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
@@ -58,6 +59,8 @@ export interface ApiAppOptions {
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
 const UNSIGNED_PATHS = new Set(['/health', '/ready', '/metrics']);
+/** What the console's router mounted at /console takes (express matches a mount path ignoring case). */
+const CONSOLE_PATH = /^\/console(?:\/|$)/i;
 
 /**
  * The backend HTTP adapter. It trusts identity only from a valid gateway signature, so a backend reached
@@ -68,26 +71,23 @@ export function createApiApp(options: ApiAppOptions) {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
-  // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
-  app.use(securityHeaders({ strictTransportSecurity: false }));
-  app.use(requestLog(options.logRequests === false ? undefined : options.log));
-  if (options.traceRequest) app.use(options.traceRequest);
   const metrics = createHttpMetrics();
-  app.use(metrics.observe);
   const scraped = Registry.merge([metrics.registry, ...(options.metricsRegistries ?? [])]);
-  app.get('/health', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/ready', (_req, res, next) => {
-    readinessOf(options.readiness ?? {})
-      .then(({ ready, checks }) => void res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks }))
-      .catch(next);
-  });
-  app.get('/metrics', (_req, res, next) => {
-    scraped
-      .metrics()
-      .then((text) => void res.type(scraped.contentType).send(text))
-      .catch(next);
+  const probes = exactGets({
+    '/health': (_req, res) => {
+      res.json({ status: 'ok' });
+    },
+    '/ready': (_req, res, next) => {
+      readinessOf(options.readiness ?? {})
+        .then(({ ready, checks }) => void res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not_ready', checks }))
+        .catch(next);
+    },
+    '/metrics': (_req, res, next) => {
+      scraped
+        .metrics()
+        .then((text) => void res.type(scraped.contentType).send(text))
+        .catch(next);
+    },
   });
   const signed = signedRequests({
     internalSecret: options.internalSecret,
@@ -100,15 +100,24 @@ export function createApiApp(options: ApiAppOptions) {
     handoff: options.handoff,
     log: options.log,
   });
-  app.use((req: Request, res: Response, next: NextFunction) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)));
-  app.use(corsForPublicLanes(options.corsOrigins ?? ['*']));
-  app.get('/widget.js', widgetAsset(options.widgetDir));
-  app.use(consoleStatic(options.consoleDir));
+  const operatorConsole = consoleStatic(options.consoleDir);
   app.use(
-    mountOperations(options.operations, options.handlers, {
-      identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
-      resolveActor: options.resolveActor,
-    }),
+    middlewareChain(
+      // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
+      securityHeaders({ strictTransportSecurity: false }),
+      requestLog(options.logRequests === false ? undefined : options.log),
+      ...(options.traceRequest ? [options.traceRequest] : []),
+      metrics.observe,
+      probes,
+      (req, res, next) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)),
+      corsForPublicLanes(options.corsOrigins ?? ['*']),
+      exactGets({ '/widget.js': widgetAsset(options.widgetDir) }),
+      (req, res, next) => (CONSOLE_PATH.test(req.path) ? operatorConsole(req, res, next) : next()),
+      mountOperations(options.operations, options.handlers, {
+        identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
+        resolveActor: options.resolveActor,
+      }),
+    ),
   );
   app.use(unmatchedRoute(options.operations));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {

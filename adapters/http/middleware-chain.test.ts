@@ -1,0 +1,109 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+
+import { withListening } from '../../test/support/http';
+import { exactGets, middlewareChain } from './middleware-chain';
+
+const mark =
+  (name: string): RequestHandler =>
+  (_req, res, next) => {
+    res.append('x-steps', name);
+    next();
+  };
+
+/** An app with `front` as its first layer, then a catch-all answering the steps taken, then an error handler. */
+async function withFront(front: RequestHandler, run: (get: (path: string, method?: string) => Promise<Answer>) => Promise<void>) {
+  const app = express();
+  app.use(front);
+  app.use(
+    (req: Request, res: Response) => void res.json({ reached: 'end', route: (req.route as { path?: string } | undefined)?.path ?? null }),
+  );
+  app.use((err: Error, _req: Request, res: Response, _next: NextFunction) => void res.status(500).json({ error: err.message }));
+  await withListening(app, async (base) =>
+    run(async (path, method = 'GET') => {
+      const res = await fetch(`${base}${path}`, { method });
+      const text = await res.text();
+      return { status: res.status, steps: res.headers.get('x-steps'), body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+    }),
+  );
+}
+interface Answer {
+  status: number;
+  steps: string | null;
+  body: Record<string, unknown> | null;
+}
+
+describe('middlewareChain: the api front as one express layer', () => {
+  it('runs its handlers in order and then the next layer', async () => {
+    await withFront(middlewareChain(mark('a'), mark('b'), mark('c')), async (get) => {
+      expect(await get('/x')).toEqual({ status: 200, steps: 'a, b, c', body: { reached: 'end', route: null } });
+    });
+  });
+
+  it('stops where a handler answers', async () => {
+    const answers: RequestHandler = (_req, res) => void res.status(202).json({ reached: 'b' });
+    await withFront(middlewareChain(mark('a'), answers, mark('c')), async (get) => {
+      expect(await get('/x')).toEqual({ status: 202, steps: 'a', body: { reached: 'b' } });
+    });
+  });
+
+  it.each<[string, RequestHandler]>([
+    ['passed to next', (_req, _res, next) => next(new Error('boom'))],
+    [
+      'thrown',
+      () => {
+        throw new Error('boom');
+      },
+    ],
+    [
+      'a rejected promise',
+      async () => {
+        await Promise.resolve();
+        throw new Error('boom');
+      },
+    ],
+  ])('hands an error %s to the error handlers, skipping the rest', async (_how, failing) => {
+    await withFront(middlewareChain(mark('a'), failing, mark('c')), async (get) => {
+      expect(await get('/x')).toEqual({ status: 500, steps: 'a', body: { error: 'boom' } });
+    });
+  });
+
+  it("goes on after next('route'), as the router does for middleware", async () => {
+    const skip: RequestHandler = (_req, _res, next) => next('route');
+    await withFront(middlewareChain(mark('a'), skip, mark('c')), async (get) => {
+      expect((await get('/x')).steps).toBe('a, c');
+    });
+  });
+});
+
+describe('exactGets: GET routes of exact paths by one lookup', () => {
+  const front = middlewareChain(
+    exactGets({ '/health': (req, res) => void res.json({ reached: 'health', route: (req.route as { path: string }).path }) }),
+    mark('passed'),
+  );
+
+  it.each(['/health', '/HEALTH', '/health/', '/health?probe=1'])(
+    'answers %s as express routes it (any case, one trailing slash)',
+    async (path) => {
+      await withFront(front, async (get) => {
+        expect(await get(path)).toEqual({ status: 200, steps: null, body: { reached: 'health', route: '/health' } });
+      });
+    },
+  );
+
+  it('answers HEAD too, without a body', async () => {
+    await withFront(front, async (get) => {
+      expect(await get('/health', 'HEAD')).toEqual({ status: 200, steps: null, body: null });
+    });
+  });
+
+  it.each([
+    ['GET', '/healthz'],
+    ['GET', '/health//'],
+    ['GET', '/health/x'],
+    ['POST', '/health'],
+  ])('passes %s %s on', async (method, path) => {
+    await withFront(front, async (get) => {
+      expect(await get(path, method)).toEqual({ status: 200, steps: 'passed', body: { reached: 'end', route: null } });
+    });
+  });
+});

@@ -1,0 +1,43 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+/**
+ * Middleware run one after another as a single express layer. Every request passes the api's fixed front
+ * (security headers, request id and log, metrics, signature, CORS); as separate layers, express's router
+ * matched each one's path and rebuilt its state between them, which cost about a tenth of the main thread's
+ * CPU on a cheap GET. Behaves as the router would for middleware mounted at `/`: `next()` and `next('route')`
+ * go on, `next(x)` with anything else (an error, 'router') leaves the chain with it, and a handler that throws
+ * or returns a promise that rejects passes its error on.
+ */
+export function middlewareChain(...handlers: RequestHandler[]): RequestHandler {
+  return (req: Request, res: Response, done: NextFunction) => {
+    let index = 0;
+    const next = (signal?: unknown): void => {
+      if (signal && signal !== 'route') return done(signal);
+      const handler = handlers[index++];
+      if (!handler) return done();
+      try {
+        const returned: unknown = handler(req, res, next);
+        if (returned instanceof Promise) returned.catch((e: unknown) => done(e ?? new Error('Rejected promise')));
+      } catch (e) {
+        done(e);
+      }
+    };
+    next();
+  };
+}
+
+/**
+ * GET (and HEAD) handlers of exact paths, found by one lookup instead of one router layer each. Paths compare
+ * as express compares them: ignoring case, with one trailing slash allowed.
+ */
+export function exactGets(routes: Record<string, RequestHandler>): RequestHandler {
+  const table = new Map(Object.entries(routes).map(([path, handler]) => [path.toLowerCase(), { path, handler }]));
+  return (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return next();
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    const route = table.get(path.toLowerCase());
+    if (!route) return next();
+    req.route = { path: route.path }; // what a matched route gives request logs and metrics
+    return route.handler(req, res, next);
+  };
+}
