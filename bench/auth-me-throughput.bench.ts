@@ -47,7 +47,8 @@ async function measured(url: string, headers: Record<string, string>): Promise<M
   return { ...run, cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, run.requestsPerSecond * SECONDS) };
 }
 
-async function bareNodeHttp(): Promise<ReturnType<typeof figures>> {
+/** A bare node:http server answering the same JSON: the baseline, measured in every round beside the platform. */
+async function startBareNodeHttp() {
   const body = JSON.stringify({ data: { id: 'u', email: 'bench@example.com' } });
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -55,17 +56,40 @@ async function bareNodeHttp(): Promise<ReturnType<typeof figures>> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATHNAME}`;
-  try {
-    await autocannon(url, {}, 1, CONNECTIONS);
-    const runs: Measured[] = [];
-    for (let i = 0; i < ROUNDS; i++) runs.push(await measured(url, {}));
-    return figures(runs);
-  } finally {
-    await new Promise((r) => server.close(r));
-  }
+  await autocannon(url, {}, 1, CONNECTIONS); // warm-up
+  const runs: Measured[] = [];
+  return {
+    runs,
+    measure: async () => {
+      const run = await measured(url, {});
+      runs.push(run);
+      return run;
+    },
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+type Bare = Awaited<ReturnType<typeof startBareNodeHttp>>;
+
+/**
+ * The platform's figures against the bare server's of the same rounds: the machine's speed drifts by a factor of
+ * two within minutes here, so each round measures bare, direct and gateway back to back, and the ratios are the
+ * means of the rounds' own ratios.
+ */
+function paired(bare: Measured[], direct: Measured[], gateway: Measured[]) {
+  const meanOf = (f: (i: number) => number) => bare.reduce((s, _b, i) => s + f(i), 0) / bare.length;
+  return {
+    bare: figures(bare),
+    direct: figures(direct),
+    gateway: figures(gateway),
+    ratios: {
+      gatewayVsBare: meanOf((i) => gateway[i]!.requestsPerSecond / bare[i]!.requestsPerSecond),
+      gatewayVsDirect: meanOf((i) => gateway[i]!.requestsPerSecond / direct[i]!.requestsPerSecond),
+      gatewayCpuPerRequestVsBare: meanOf((i) => gateway[i]!.cpuMicrosPerRequest / bare[i]!.cpuMicrosPerRequest),
+    },
+  };
 }
 
-async function platformFigures(databaseUrl?: string) {
+async function platformFigures(bare: Bare, databaseUrl?: string) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ap-bench-me-'));
   const config = loadConfig('start', {
     DATA_DIR: dataDir,
@@ -85,13 +109,15 @@ async function platformFigures(databaseUrl?: string) {
     const { gatewayHeaders, directHeaders } = await benchSession(platform.gatewayUrl, config.secrets.internal, PATHNAME);
     await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), 1, CONNECTIONS); // warm-up
     await autocannon(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, 1, CONNECTIONS);
+    const baseline: Measured[] = [];
     const direct: Measured[] = [];
     const gateway: Measured[] = [];
     for (let i = 0; i < ROUNDS; i++) {
+      baseline.push(await bare.measure());
       direct.push(await measured(`${platform.apiUrl}${PATHNAME}`, directHeaders()));
       gateway.push(await measured(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders));
     }
-    return { rssAfterBootMb, rssAfterLoadMb: mb(process.memoryUsage().rss), direct: figures(direct), gateway: figures(gateway) };
+    return { rssAfterBootMb, rssAfterLoadMb: mb(process.memoryUsage().rss), ...paired(baseline, direct, gateway) };
   } finally {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -99,7 +125,7 @@ async function platformFigures(databaseUrl?: string) {
 }
 
 /** A scratch database on the local Postgres server (BENCH_POSTGRES_ADMIN_URL), dropped afterwards. */
-async function postgresFigures() {
+async function postgresFigures(bare: Bare) {
   const adminUrl = process.env.BENCH_POSTGRES_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `ap_bench_auth_me_${Date.now()}`;
   const admin = async (sql: string) => {
@@ -115,7 +141,7 @@ async function postgresFigures() {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   try {
-    return await platformFigures(url.toString());
+    return await platformFigures(bare, url.toString());
   } catch (e) {
     return { skipped: `the platform did not boot on the local Postgres server: ${(e as Error).message}` };
   } finally {
@@ -127,17 +153,14 @@ const loadAverage = () => os.loadavg().map((l) => +l.toFixed(2));
 
 async function main() {
   const loadAverageAtStart = loadAverage();
-  const bare = await bareNodeHttp();
-  const embedded = await platformFigures();
-  const postgres = await postgresFigures();
+  const bareServer = await startBareNodeHttp();
+  const embedded = await platformFigures(bareServer);
+  const postgres = await postgresFigures(bareServer);
+  await bareServer.close();
+  const bare = figures(bareServer.runs);
   const splitRoles = await splitRolesFigures(PATHNAME, SECONDS, CONNECTIONS, ROUNDS).catch((e: Error) => ({
     skipped: `the split roles did not run (they need Postgres, Redis and RabbitMQ here): ${e.message}`,
   }));
-  const ratios = (p: Awaited<ReturnType<typeof platformFigures>>) => ({
-    gatewayVsBare: p.gateway.requestsPerSecond / bare.requestsPerSecond,
-    gatewayVsDirect: p.gateway.requestsPerSecond / p.direct.requestsPerSecond,
-    gatewayCpuPerRequestVsBare: p.gateway.cpuMicrosPerRequest / bare.cpuMicrosPerRequest,
-  });
   const result = {
     date: new Date().toISOString(),
     node: process.version,
@@ -149,8 +172,8 @@ async function main() {
     loadAverageAtStart,
     loadAverageAtEnd: loadAverage(),
     bareNodeHttp: bare,
-    embedded: { ...embedded, ratios: ratios(embedded) },
-    postgres: 'skipped' in postgres ? postgres : { ...postgres, ratios: ratios(postgres) },
+    embedded,
+    postgres,
     // Information, no target: api, worker and gateway in their own processes with Redis and RabbitMQ, as deployed.
     splitRoles:
       'skipped' in splitRoles
@@ -163,16 +186,19 @@ async function main() {
             },
           },
     targets: { embeddedGatewayVsBare: 0.1, postgresGatewayVsBare: 0.2, gatewayVsDirect: 0.8 },
-    note: 'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon runs in a child process.',
+    note:
+      'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon runs in a child process. ' +
+      "Each round measures the bare server, the api directly and the gateway back to back; a store's ratios are the means of its rounds' ratios, `bareNodeHttp` the mean of every round.",
   };
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
   await writeFile(path.join(ROOT, 'bench/results/auth-me-throughput.json'), `${JSON.stringify(result, null, 2)}\n`);
   const line = (p: typeof embedded) => ({
+    bare: p.bare.requestsPerSecond,
     gateway: p.gateway.requestsPerSecond,
     direct: p.direct.requestsPerSecond,
     gatewayCpuMicros: p.gateway.cpuMicrosPerRequest,
     directCpuMicros: p.direct.cpuMicrosPerRequest,
-    ...ratios(p),
+    ...p.ratios,
   });
   process.stdout.write(
     `${JSON.stringify({ load: result.loadAverageAtEnd, bare: bare.requestsPerSecond, bareCpuMicros: bare.cpuMicrosPerRequest, embedded: line(embedded), postgres: 'skipped' in postgres ? postgres : line(postgres), splitRoles: result.splitRoles, rssAfterBootMb: embedded.rssAfterBootMb })}\n`,
