@@ -13,7 +13,7 @@ import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
 import { createHttpMetrics } from './metrics';
-import { exactGets, middlewareChain } from './middleware-chain';
+import { exactGets, middlewareChain, servePipeline } from './middleware-chain';
 import { mountOperations } from './mount-operations';
 import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
@@ -101,8 +101,12 @@ export function createApiApp(options: ApiAppOptions) {
     log: options.log,
   });
   const operatorConsole = consoleStatic(options.consoleDir);
-  app.use(
-    middlewareChain(
+  const operations = mountOperations(options.operations, options.handlers, {
+    identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
+    resolveActor: options.resolveActor,
+  });
+  servePipeline(app, {
+    front: middlewareChain(
       // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
       securityHeaders({ strictTransportSecurity: false }),
       requestLog(options.logRequests === false ? undefined : options.log),
@@ -113,23 +117,20 @@ export function createApiApp(options: ApiAppOptions) {
       corsForPublicLanes(options.corsOrigins ?? ['*']),
       exactGets({ '/widget.js': widgetAsset(options.widgetDir) }),
       (req, res, next) => (CONSOLE_PATH.test(req.path) ? operatorConsole(req, res, next) : next()),
-      mountOperations(options.operations, options.handlers, {
-        identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
-        resolveActor: options.resolveActor,
-      }),
+      operations,
     ),
-  );
-  app.use(unmatchedRoute(options.operations));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const { status, body } = toHttpError(err);
-    const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-    if (status === 429 && typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
-    if (status >= 500) options.log?.('error', `${req.method} ${req.path} failed`, err);
-    if (res.headersSent) {
-      res.end();
-      return;
-    }
-    res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
+    fallthrough: unmatchedRoute(options.operations),
+    onError: (err: unknown, req: Request, res: Response) => {
+      const { status, body } = toHttpError(err);
+      const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (status === 429 && typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+      if (status >= 500) options.log?.('error', `${req.method} ${req.path} failed`, err);
+      if (res.headersSent) {
+        res.end();
+        return;
+      }
+      res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
+    },
   });
-  return app;
+  return Object.assign(app, { operationRoutes: operations.routes });
 }

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
 import { withListening } from '../../test/support/http';
-import { exactGets, middlewareChain } from './middleware-chain';
+import { exactGets, middlewareChain, type Pipeline, servePipeline } from './middleware-chain';
 
 const mark =
   (name: string): RequestHandler =>
@@ -105,5 +105,72 @@ describe('exactGets: GET routes of exact paths by one lookup', () => {
     await withFront(front, async (get) => {
       expect(await get(path, method)).toEqual({ status: 200, steps: 'passed', body: { reached: 'end', route: null } });
     });
+  });
+});
+
+describe('servePipeline: an express app without its router', () => {
+  async function withPipeline(pipeline: Partial<Pipeline>, run: (base: string) => Promise<void>) {
+    const app = express();
+    app.disable('x-powered-by');
+    servePipeline(app, {
+      front: middlewareChain(),
+      fallthrough: (req, res) => void res.status(404).json({ unmatched: req.path, originalUrl: req.originalUrl, baseUrl: req.baseUrl }),
+      onError: (err: Error, _req, res, _next) => void res.status(500).json({ error: err.message }),
+      ...pipeline,
+    });
+    await withListening(app, run);
+  }
+
+  it("gives handlers express's request and response (path, query, locals, json)", async () => {
+    const front = middlewareChain(
+      (req, res, next) => {
+        res.locals.seen = req.path;
+        next();
+      },
+      (req, res) => void res.status(201).json({ path: res.locals.seen, query: req.query, app: req.app !== undefined }),
+    );
+    await withPipeline({ front }, async (base) => {
+      const res = await fetch(`${base}/a/b?x=1`);
+      expect(res.status).toBe(201);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(res.headers.get('x-powered-by')).toBeNull();
+      expect(await res.json()).toEqual({ path: '/a/b', query: { x: '1' }, app: true });
+    });
+  });
+
+  it('answers what the front passes on with the fall-through', async () => {
+    await withPipeline({}, async (base) => {
+      const res = await fetch(`${base}/nowhere?q=1`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ unmatched: '/nowhere', originalUrl: '/nowhere?q=1', baseUrl: '' });
+    });
+  });
+
+  it('answers errors of the front and of the fall-through with the error handler', async () => {
+    const front = middlewareChain((req, _res, next) => next(req.path === '/front' ? new Error('front failed') : undefined));
+    const fallthrough = () => {
+      throw new Error('fall-through failed');
+    };
+    await withPipeline({ front, fallthrough }, async (base) => {
+      expect(await (await fetch(`${base}/front`)).json()).toEqual({ error: 'front failed' });
+      expect(await (await fetch(`${base}/other`)).json()).toEqual({ error: 'fall-through failed' });
+    });
+  });
+
+  it('answers a bare 500 when the error handler itself throws, and keeps serving', async () => {
+    const front = middlewareChain((_req, _res, next) => next(new Error('boom')));
+    const onError = () => {
+      throw new Error('handler broke');
+    };
+    await withPipeline({ front, onError }, async (base) => {
+      expect((await fetch(`${base}/x`)).status).toBe(500);
+      expect((await fetch(`${base}/y`)).status).toBe(500);
+    });
+  });
+
+  it('refuses an app that would announce itself with x-powered-by', () => {
+    expect(() => servePipeline(express(), { front: middlewareChain(), fallthrough: () => undefined, onError: () => undefined })).toThrow(
+      /x-powered-by/,
+    );
   });
 });

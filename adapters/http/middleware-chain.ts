@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
 /**
  * Middleware run one after another as a single express layer. Every request passes the api's fixed front
@@ -40,4 +40,51 @@ export function exactGets(routes: Record<string, RequestHandler>): RequestHandle
     req.route = { path: route.path }; // what a matched route gives request logs and metrics
     return route.handler(req, res, next);
   };
+}
+
+export interface Pipeline {
+  /** Every request goes through it (a middlewareChain). */
+  front: RequestHandler;
+  /** Answers a request the front passed on. */
+  fallthrough(req: Request, res: Response): void;
+  /** Answers an error from either (should it throw, a bare 500). */
+  onError: ErrorRequestHandler;
+}
+
+/**
+ * Makes `app` serve `pipeline` alone: express's own entry (the request and response prototypes, `res.locals`,
+ * the circular references) without its router, which had only the front, the fall-through answer and the
+ * error handler to walk and cost about 6% of the main thread's CPU on a cheap GET. `app` keeps its settings
+ * and `listen`; it must not use `app.use`/`app.get` (nothing would reach them) nor `x-powered-by`.
+ */
+export function servePipeline(app: Express, pipeline: Pipeline): void {
+  if (app.enabled('x-powered-by')) throw new Error('servePipeline: disable x-powered-by');
+  const handle = (req: Request, res: Response): void => {
+    req.res = res;
+    res.req = req;
+    Object.setPrototypeOf(req, app.request);
+    Object.setPrototypeOf(res, app.response);
+    if (!res.locals) res.locals = Object.create(null) as Response['locals'];
+    req.originalUrl ||= req.url;
+    req.baseUrl = '';
+    const failed = (err: unknown) => {
+      try {
+        pipeline.onError(err, req, res, () => res.end());
+      } catch {
+        // The last resort express's final handler was: a bare 500, or a cut connection mid-answer.
+        if (res.headersSent) return void res.destroy();
+        res.statusCode = 500;
+        res.end();
+      }
+    };
+    pipeline.front(req, res, (signal?: unknown) => {
+      if (signal && signal !== 'route' && signal !== 'router') return failed(signal);
+      try {
+        pipeline.fallthrough(req, res);
+      } catch (e) {
+        failed(e);
+      }
+    });
+  };
+  (app as unknown as { handle: typeof handle }).handle = handle;
 }

@@ -130,7 +130,7 @@ class DirectRoutes {
  * router's layers took about 10% of the main thread's CPU under load. The first route registered still wins;
  * other spellings (trailing slash, HEAD) go to the router.
  */
-export function mountOperations(operations: Operation[], handlers: HandlerMap, options: MountOptions): RequestHandler {
+export function mountOperations(operations: Operation[], handlers: HandlerMap, options: MountOptions): RequestHandler & { routes: Router } {
   const router = Router();
   const direct = new DirectRoutes();
   const known = new Set(operations.map((o) => o.operationId));
@@ -185,13 +185,14 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
     router[o.method](o.path, run);
     direct.add(o.method, o.path, run);
   }
-  return (req: Request, res: Response, next: NextFunction) => {
+  const dispatch = (req: Request, res: Response, next: NextFunction) => {
     const hit = direct.match(req.method, req.path);
     if (!hit) return router(req, res, next);
     req.route = { path: hit.route.path }; // what a matched route gives request logs, metrics and traces
     req.params = hit.params;
     return hit.route.run(req, res, next);
   };
+  return Object.assign(dispatch, { routes: router }); // every operation's route, for the contract test to list
 }
 
 async function authenticate(o: Operation, ctx: HandlerContext, options: MountOptions) {
