@@ -1,14 +1,14 @@
 /**
  * Throughput of GET /api/auth/me (issue 7): through the gateway and on the api directly, on the embedded
  * default (PGlite in its worker thread) and, when the local Postgres server answers, with DATABASE_URL;
- * against a bare node:http server measured in the same run. Also the resident memory after boot.
+ * against a bare node:http server in its own process, measured in every round beside them. Also the resident
+ * memory after boot.
  *
  *   npx tsx bench/auth-me-throughput.bench.ts     writes bench/results/auth-me-throughput.json
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -47,25 +47,47 @@ async function measured(url: string, headers: Record<string, string>): Promise<M
   return { ...run, cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, run.requestsPerSecond * SECONDS) };
 }
 
-/** A bare node:http server answering the same JSON: the baseline, measured in every round beside the platform. */
+/** The baseline's server, alone in its own node process: it answers the same JSON, and reports its CPU time. */
+const BARE_SERVER = `
+const body = JSON.stringify({ data: { id: 'u', email: 'bench@example.com' } });
+const server = require('node:http').createServer((_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(body);
+});
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', () => process.send({ cpu: process.cpuUsage() }));
+process.on('disconnect', () => process.exit(0));
+`;
+
+/**
+ * A bare node:http server in a process of its own (so it pays none of the platform's background costs), measured
+ * in every round beside the platform.
+ */
 async function startBareNodeHttp() {
-  const body = JSON.stringify({ data: { id: 'u', email: 'bench@example.com' } });
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(body);
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${PATHNAME}`;
+  const child = spawn(process.execPath, ['-e', BARE_SERVER], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ask = <T>(message?: string) =>
+    new Promise<T>((resolve) => {
+      child.once('message', (m) => resolve(m as T));
+      if (message !== undefined) child.send(message);
+    });
+  const { port } = await ask<{ port: number }>();
+  const cpuMicros = async () => {
+    const { cpu } = await ask<{ cpu: NodeJS.CpuUsage }>('cpu');
+    return cpu.user + cpu.system;
+  };
+  const url = `http://127.0.0.1:${port}${PATHNAME}`;
   await autocannon(url, {}, 1, CONNECTIONS); // warm-up
   const runs: Measured[] = [];
   return {
     runs,
     measure: async () => {
-      const run = await measured(url, {});
-      runs.push(run);
-      return run;
+      const since = await cpuMicros();
+      const run = await autocannon(url, {}, SECONDS, CONNECTIONS);
+      const measuredRun = { ...run, cpuMicrosPerRequest: ((await cpuMicros()) - since) / Math.max(1, run.requestsPerSecond * SECONDS) };
+      runs.push(measuredRun);
+      return measuredRun;
     },
-    close: () => new Promise((r) => server.close(r)),
+    close: () => void child.disconnect(),
   };
 }
 type Bare = Awaited<ReturnType<typeof startBareNodeHttp>>;
@@ -156,7 +178,7 @@ async function main() {
   const bareServer = await startBareNodeHttp();
   const embedded = await platformFigures(bareServer);
   const postgres = await postgresFigures(bareServer);
-  await bareServer.close();
+  bareServer.close();
   const bare = figures(bareServer.runs);
   const splitRoles = await splitRolesFigures(PATHNAME, SECONDS, CONNECTIONS, ROUNDS).catch((e: Error) => ({
     skipped: `the split roles did not run (they need Postgres, Redis and RabbitMQ here): ${e.message}`,
@@ -187,7 +209,7 @@ async function main() {
           },
     targets: { embeddedGatewayVsBare: 0.1, postgresGatewayVsBare: 0.2, gatewayVsDirect: 0.8 },
     note:
-      'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon runs in a child process. ' +
+      'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon and the bare server run in child processes. ' +
       "Each round measures the bare server, the api directly and the gateway back to back; a store's ratios are the means of its rounds' ratios, `bareNodeHttp` the mean of every round.",
   };
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });
