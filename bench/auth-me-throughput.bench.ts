@@ -40,11 +40,16 @@ const figures = (runs: Measured[]) => ({
   cpuMicrosPerRequest: runs.reduce((s, r) => s + r.cpuMicrosPerRequest, 0) / runs.length,
 });
 
-async function measured(url: string, headers: Record<string, string>): Promise<Measured> {
-  const since = process.cpuUsage();
+/** One load run of `url`, with the CPU time `cpuMicros` reads (this process's by default) per answered request. */
+async function measured(url: string, headers: Record<string, string>, cpuMicros = ownCpuMicros): Promise<Measured> {
+  const since = await cpuMicros();
   const run = await autocannon(url, headers, SECONDS, CONNECTIONS);
-  const cpu = process.cpuUsage(since);
-  return { ...run, cpuMicrosPerRequest: (cpu.user + cpu.system) / Math.max(1, run.requestsPerSecond * SECONDS) };
+  return { ...run, cpuMicrosPerRequest: ((await cpuMicros()) - since) / Math.max(1, run.requestsPerSecond * SECONDS) };
+}
+
+async function ownCpuMicros(): Promise<number> {
+  const cpu = process.cpuUsage();
+  return cpu.user + cpu.system;
 }
 
 /** The baseline's server, alone in its own node process: it answers the same JSON, and reports its CPU time. */
@@ -81,11 +86,9 @@ async function startBareNodeHttp() {
   return {
     runs,
     measure: async () => {
-      const since = await cpuMicros();
-      const run = await autocannon(url, {}, SECONDS, CONNECTIONS);
-      const measuredRun = { ...run, cpuMicrosPerRequest: ((await cpuMicros()) - since) / Math.max(1, run.requestsPerSecond * SECONDS) };
-      runs.push(measuredRun);
-      return measuredRun;
+      const run = await measured(url, {}, cpuMicros);
+      runs.push(run);
+      return run;
     },
     close: () => void child.disconnect(),
   };
