@@ -1,6 +1,6 @@
 import type { VectorIndex } from '../../core/ports/vector-index';
 import { defineAdapter, setting } from '../kit/adapter-definition';
-import { EMBEDDED_HNSW, PGVECTOR_HNSW_DEFAULTS } from './pgvector.hnsw';
+import { EMBEDDED_DEFER_HNSW_ABOVE, EMBEDDED_HNSW, PGVECTOR_HNSW_DEFAULTS } from './pgvector.hnsw';
 
 /** VECTOR_INDEX=pgvector (default): vectors and full text in the relational Postgres (PGlite, or DATABASE_URL with pgvector). */
 export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
@@ -11,10 +11,10 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
     PGVECTOR_DEFER_HNSW_ABOVE: {
       type: 'integer',
       minimum: 0,
-      // Off by default: on 2 cores the background linking competes with the request loop for CPU (GET
-      // /api/auth/me p99 while a 2 MB document ingests: 225 ms staged, 40 ms not; heavy-work bench).
+      // On by default on the embedded store, where linking is most of a row's cost: a 2 MB document under load
+      // completed 1.5x sooner and GET /api/auth/me's p99 stayed the same (heavy-work bench, README). Off on a server.
       description:
-        'Off unless set: documents with more chunks are searchable at once and linked into the HNSW index in the background (faster to complete, more CPU contention meanwhile)',
+        'Documents with more chunks are searchable as soon as they complete (exact distance) and linked into the HNSW index in the background (default 256 on the embedded store, off on a server; 1000000000 links every row as written)',
     },
     PGVECTOR_ROWS_PER_TRANSACTION: {
       type: 'integer',
@@ -46,7 +46,7 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
         m,
         efConstruction: setting.number(settings, 'PGVECTOR_HNSW_EF_CONSTRUCTION') ?? Math.max(build.efConstruction, 2 * m),
       },
-      deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE'),
+      deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE') ?? (db.kind === 'pglite' ? EMBEDDED_DEFER_HNSW_ABOVE : undefined),
       rowsPerTransaction: setting.number(settings, 'PGVECTOR_ROWS_PER_TRANSACTION') ?? (db.kind === 'pglite' ? 16 : 0),
       parallelKnowledgeBases: db.kind !== 'pglite',
       onError: (error) =>

@@ -20,6 +20,11 @@ export interface HnswBuild {
 export const PGVECTOR_HNSW_DEFAULTS: HnswBuild = { m: 16, efConstruction: 64 };
 /** The embedded store's (see the header). */
 export const EMBEDDED_HNSW: HnswBuild = { m: 8, efConstruction: 32 };
+/**
+ * On the embedded store, a new document with more chunks than this is written to the staged table (searchable by
+ * exact distance) and linked into the HNSW graph in the background, so it completes without waiting for the links.
+ */
+export const EMBEDDED_DEFER_HNSW_ABOVE = 256;
 
 export function checkHnswBuild(hnsw: HnswBuild): HnswBuild {
   const { m, efConstruction } = hnsw;
