@@ -1,14 +1,14 @@
 /**
  * Graph extraction as an optional step of the ingestion pipeline (spec 3.1), run by the ingestion worker
- * after the chunks are stored: the extractor reads the chunks (pinned entities seed it), the document's
- * previous contribution is replaced, and the document's graph status is recorded: `completed`, `partial`
+ * after the chunks are stored: the extractor reads the chunks (pinned entities seed it; the offline extractor
+ * starts as soon as the chunks are made), the document's previous contribution is replaced, and the document's graph status is recorded: `completed`, `partial`
  * when some chunks failed, `failed` (the document itself still completes). A knowledge base with
  * `settings.graphExtraction: false` skips it. With a model named (GRAPH_EXTRACTION_MODEL or the knowledge
  * base's `settings.graphExtractionModel`) a model extracts and its usage is billed; else the offline extractor.
  */
 import type { BillingDeps } from '../billing/billing';
 import { charge } from '../billing/billing';
-import { DocumentStale, type IngestionStep } from '../knowledge/ingestion-steps';
+import { DocumentStale, type IngestionContext, type IngestionStep } from '../knowledge/ingestion-steps';
 import type { GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
 import type { DocumentGraph, GraphStore } from '../ports/graph-store';
 import { foldName, keysOf, normalizeType } from './names';
@@ -81,23 +81,36 @@ export function extractionModelOf(settings: Record<string, unknown>, defaultMode
 }
 
 export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
+  const settingsOf = (ctx: IngestionContext) => ctx.knowledgeBase.settings as Record<string, unknown>;
+  const modelOf = (ctx: IngestionContext) => (g.models ? extractionModelOf(settingsOf(ctx), g.models.defaultModel) : null);
+  const extract = async (extractor: GraphExtractor, ctx: IngestionContext): Promise<GraphExtraction> => {
+    const { document: doc } = ctx;
+    const pinned = await g.graph.getPinned({ organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId });
+    return extractor.extract({
+      documentTitle: doc.title,
+      chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
+      pinned,
+    });
+  };
   return {
     id: 'graph',
     optional: true,
+    // The offline extraction needs only the chunks: it runs in the heavy-work pool while the chunks are embedded
+    // and stored. A model's is not started early: it is billed, and the document may still fail before this step.
+    prepare: {
+      after: 'chunk',
+      start: (ctx) => (settingsOf(ctx).graphExtraction === false || modelOf(ctx) ? null : extract(g.extractor, ctx)),
+    },
     async run(ctx) {
-      const { document: doc, knowledgeBase: kb } = ctx;
-      if ((kb.settings as Record<string, unknown>).graphExtraction === false) return;
+      const { document: doc } = ctx;
+      if (settingsOf(ctx).graphExtraction === false) return;
       const scope = { organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId };
       try {
-        const model = g.models ? extractionModelOf(kb.settings as Record<string, unknown>, g.models.defaultModel) : null;
+        const model = modelOf(ctx);
         const extractor = model ? g.models!.extractorFor(model) : g.extractor;
         const costOf = model ? await g.models!.priceFor(doc.organizationId, model) : g.costUsd;
-        const pinned = await g.graph.getPinned(scope);
-        const extraction = await extractor.extract({
-          documentTitle: doc.title,
-          chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
-          pinned,
-        });
+        const early = model ? undefined : (ctx.prepared.get('graph') as Promise<GraphExtraction> | undefined);
+        const extraction = await (early ?? extract(extractor, ctx));
         // model calls cost what they cost, whatever came back
         if (extraction.usage)
           await charge(g.billing, {

@@ -3,7 +3,14 @@ import type { Job } from '../ports/job-queue';
 import { isDomainError } from '../shared/errors';
 import type { IngestJobPayload } from './documents';
 import { ingestionReporter } from './ingestion-progress';
-import { defaultIngestionSteps, DocumentStale, type IngestionContext, type IngestionStep, loadedHash } from './ingestion-steps';
+import {
+  defaultIngestionSteps,
+  DocumentStale,
+  type IngestionContext,
+  type IngestionStep,
+  loadedHash,
+  startPrepared,
+} from './ingestion-steps';
 import type { KnowledgeDeps } from './knowledge-deps';
 
 export type IngestOutcome = 'completed' | 'failed' | 'skipped' | 'retrying';
@@ -80,6 +87,7 @@ export async function processIngestJob(
     counters: {},
     warnings: {},
     metadata: {},
+    prepared: new Map(),
     isStale: async () => {
       const now = await repos.documents.findById(organizationId, documentId);
       return !now || (!!now.jobId && now.jobId !== job.id);
@@ -96,6 +104,7 @@ export async function processIngestJob(
         await step.run(ctx);
         done.push(step);
         stepMs[step.id] = deps.clock.now().getTime() - started;
+        startPrepared(steps, step, ctx);
       } catch (error) {
         if (!step.optional || error instanceof DocumentStale) throw error;
         ctx.warnings[step.id] = reasonOf(error);

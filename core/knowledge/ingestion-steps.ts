@@ -36,13 +36,32 @@ export interface IngestionContext {
   metadata: Record<string, unknown>;
   /** True once the document row is gone (deleted while processing) or taken over by a newer job. */
   isStale(): Promise<boolean>;
+  /** What steps' `prepare` started, by step id, for their `run` to take. */
+  prepared: Map<string, Promise<unknown>>;
 }
 
 export interface IngestionStep {
   id: string;
   optional?: boolean;
+  /**
+   * Work of this step that needs only what the step named `after` produced: started as soon as that step
+   * finishes, so it runs beside the steps in between (in another thread: the heavy-work pool or the database's),
+   * and handed to `run` through `ctx.prepared`. Returns null when there is nothing to start early.
+   */
+  prepare?: { after: string; start(ctx: IngestionContext): Promise<unknown> | null };
   run(ctx: IngestionContext): Promise<void>;
   compensate?(ctx: IngestionContext): Promise<void>;
+}
+
+/** Starts the `prepare` work of every step that waits for `finished`; a failure surfaces in the step's own run. */
+export function startPrepared(steps: readonly IngestionStep[], finished: IngestionStep, ctx: IngestionContext): void {
+  for (const step of steps) {
+    if (step.prepare?.after !== finished.id) continue;
+    const work = step.prepare.start(ctx);
+    if (!work) continue;
+    work.catch(() => undefined); // not unhandled when an earlier step fails before this one runs
+    ctx.prepared.set(step.id, work);
+  }
 }
 
 /** The document was deleted or re-queued meanwhile: stop quietly. */

@@ -4,7 +4,7 @@ import type { Actor } from '../../core/identity/actor';
 import { type IngestJobPayload, retryDocument, uploadDocument } from '../../core/knowledge/documents';
 import { processIngestJob } from '../../core/knowledge/ingest-document';
 import { ingestText, removeDocument } from '../../core/knowledge/ingest-text';
-import { defaultIngestionSteps, type IngestionStep } from '../../core/knowledge/ingestion-steps';
+import { defaultIngestionSteps, type IngestionStep, storeStep } from '../../core/knowledge/ingestion-steps';
 import type { KnowledgeBase } from '../../core/knowledge/knowledge-base';
 import { INGEST_QUEUE } from '../../core/knowledge/knowledge-deps';
 import type { Job } from '../../core/ports/job-queue';
@@ -171,6 +171,63 @@ describe('ingestion pipeline', () => {
     expect(await processIngestJob(h.deps, job(b.id, b.jobId), [...defaultIngestionSteps, required])).toBe('failed');
     expect(await doc(b.id)).toMatchObject({ processingStatus: 'failed', error: 'rejected by policy' });
     expect(await count(b.id)).toBe(0);
+  });
+});
+
+describe('work a step prepares early', () => {
+  const storeNamed = (onDone: () => void): IngestionStep => ({
+    ...storeStep,
+    run: async (ctx) => {
+      await storeStep.run(ctx);
+      onDone();
+    },
+  });
+  const withStep = (store: IngestionStep, extra: IngestionStep) =>
+    defaultIngestionSteps.flatMap((s) => (s.id === 'store' ? [store, extra] : [s]));
+
+  it('starts once the step it needs has finished, runs beside the steps in between, and is handed to its run', async () => {
+    const a = await uploaded('prepared.txt');
+    let stored = false;
+    let handed: unknown = null;
+    const extra: IngestionStep = {
+      id: 'extra',
+      prepare: { after: 'chunk', start: async (ctx) => ({ chunks: ctx.chunks.length, storedAtStart: stored }) },
+      run: async (ctx) => {
+        handed = await ctx.prepared.get('extra');
+      },
+    };
+    const steps = withStep(
+      storeNamed(() => (stored = true)),
+      extra,
+    );
+    expect(await processIngestJob(h.deps, job(a.id, a.jobId), steps)).toBe('completed');
+    expect(handed).toEqual({ chunks: (await doc(a.id))!.chunkCount, storedAtStart: false });
+  });
+
+  it('fails only its own step when it fails, and a document failing earlier leaves no unhandled rejection', async () => {
+    const a = await uploaded('prepared-failing.txt');
+    const failing = (id: string): IngestionStep => ({
+      id,
+      optional: true,
+      prepare: { after: 'chunk', start: () => Promise.reject(new Error('extractor crashed')) },
+      run: async (ctx) => void (await ctx.prepared.get(id)),
+    });
+    expect(await processIngestJob(h.deps, job(a.id, a.jobId), withStep(storeStep, failing('extra')))).toBe('completed');
+    expect((await doc(a.id))!.metadata.warnings).toEqual({ extra: 'Processing failed unexpectedly: extractor crashed' });
+
+    const b = await uploaded('prepared-never-run.txt');
+    const refusingStore: IngestionStep = { id: 'store', run: () => Promise.reject(new DomainError('VALIDATION', 'rejected by policy')) };
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      expect(await processIngestJob(h.deps, job(b.id, b.jobId), withStep(refusingStore, failing('extra')))).toBe('failed');
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    expect(await doc(b.id)).toMatchObject({ processingStatus: 'failed', error: 'rejected by policy' });
+    expect(unhandled).toEqual([]);
   });
 });
 
