@@ -46,7 +46,8 @@ export const pgvectorVectorIndex = defineAdapter<VectorIndex>({
         m,
         efConstruction: setting.number(settings, 'PGVECTOR_HNSW_EF_CONSTRUCTION') ?? Math.max(build.efConstruction, 2 * m),
       },
-      deferIndexAbove: setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE') ?? (db.kind === 'pglite' ? EMBEDDED_DEFER_HNSW_ABOVE : undefined),
+      deferIndexAbove:
+        setting.number(settings, 'PGVECTOR_DEFER_HNSW_ABOVE') ?? (db.kind === 'pglite' ? EMBEDDED_DEFER_HNSW_ABOVE : undefined),
       rowsPerTransaction: setting.number(settings, 'PGVECTOR_ROWS_PER_TRANSACTION') ?? (db.kind === 'pglite' ? 16 : 0),
       parallelKnowledgeBases: db.kind !== 'pglite',
       onError: (error) =>
