@@ -94,10 +94,13 @@ export async function processIngestJob(
     },
   };
   const done: IngestionStep[] = [];
+  // The step running when a required one fails is compensated too: the store step may have written part of its rows.
+  let running: IngestionStep | null = null;
   // Where a document's processing time went, kept on its metadata (what an operator asks of a slow document).
   const stepMs: Record<string, number> = {};
   try {
     for (const step of steps) {
+      running = step;
       await progress.step(step);
       const started = deps.clock.now().getTime();
       try {
@@ -116,7 +119,7 @@ export async function processIngestJob(
       await progress.cancelled('The document was deleted or queued again while processing');
       return 'skipped'; // a newer job owns the chunks now
     }
-    for (const step of done.reverse()) {
+    for (const step of [...(running && !done.includes(running) ? [running] : []), ...done.reverse()]) {
       await step.compensate?.(ctx).catch((e) => deps.log('error', `ingest ${documentId}: compensation of ${step.id} failed`, e));
     }
     const permanent = isDomainError(error) && PERMANENT.has(error.code);

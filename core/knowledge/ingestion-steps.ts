@@ -57,7 +57,12 @@ export interface IngestionStep {
 export function startPrepared(steps: readonly IngestionStep[], finished: IngestionStep, ctx: IngestionContext): void {
   for (const step of steps) {
     if (step.prepare?.after !== finished.id) continue;
-    const work = step.prepare.start(ctx);
+    let work: Promise<unknown> | null;
+    try {
+      work = step.prepare.start(ctx);
+    } catch (error) {
+      work = Promise.reject(error); // the preparing step's failure, not the finished one's
+    }
     if (!work) continue;
     work.catch(() => undefined); // not unhandled when an earlier step fails before this one runs
     ctx.prepared.set(step.id, work);
@@ -181,12 +186,17 @@ export const storeStep: IngestionStep = {
   },
 };
 
+const summaryInput = (ctx: IngestionContext) => ({ text: ctx.loaded!.text, title: ctx.document.title });
+
 export const summaryStep: IngestionStep = {
   id: 'summary',
   optional: true,
+  // it needs only the loaded text: in the heavy-work pool, it runs while the chunks are made, embedded and stored
+  prepare: { after: 'load', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx)) ?? null },
   async run(ctx) {
-    const input = { text: ctx.loaded!.text, title: ctx.document.title };
-    ctx.digest = ctx.deps.heavyWork ? await ctx.deps.heavyWork.run('text.summarize', input) : summarize(input.text, { title: input.title });
+    const early = ctx.prepared.get('summary') as Promise<DocumentDigest> | undefined;
+    const input = summaryInput(ctx);
+    ctx.digest = await (early ?? summarize(input.text, { title: input.title }));
   },
 };
 

@@ -174,6 +174,25 @@ describe('ingestion pipeline', () => {
   });
 });
 
+describe('a required step failing part-way', () => {
+  it('is compensated itself: a store that wrote some rows before failing leaves none', async () => {
+    const a = await uploaded('half-stored.txt');
+    const halfThenFail: IngestionStep = {
+      ...storeStep,
+      run: async (ctx) => {
+        const half = { ...ctx, chunks: ctx.chunks.slice(0, Math.ceil(ctx.chunks.length / 2)) };
+        await storeStep.run(half);
+        expect(await count(a.id)).toBeGreaterThan(0);
+        throw new DomainError('VALIDATION', 'the store refused the rest');
+      },
+    };
+    const steps = defaultIngestionSteps.map((s) => (s.id === 'store' ? halfThenFail : s));
+    expect(await processIngestJob(h.deps, job(a.id, a.jobId), steps)).toBe('failed');
+    expect(await doc(a.id)).toMatchObject({ processingStatus: 'failed', error: 'the store refused the rest', chunkCount: 0 });
+    expect(await count(a.id)).toBe(0);
+  });
+});
+
 describe('work a step prepares early', () => {
   const storeNamed = (onDone: () => void): IngestionStep => ({
     ...storeStep,
