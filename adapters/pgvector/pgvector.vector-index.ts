@@ -35,6 +35,7 @@ export interface PgvectorVectorIndexOptions {
    * A new document's rows are written this many to a transaction (0 or unset: the whole document in one). The
    * embedded store has one session, so one long transaction would hold every other request's statements for
    * the seconds a large document takes; a re-written document stays one transaction (atomic replacement).
+   * Staged rows, which skip the HNSW linking, go STAGED_ROWS_FACTOR times as many to a transaction.
    */
   rowsPerTransaction?: number;
   /** HNSW build parameters of new indexes; migration 0070 rebuilds existing ones made otherwise (default pgvector's). */
@@ -149,6 +150,12 @@ const toCandidate = (r: Record<string, unknown>): Candidate => ({
 
 /** Vectors and full text in the relational Postgres (pgvector + tsvector); see pgvector.schema.ts. */
 const SPACES_TTL_MS = 30_000;
+/**
+ * A transaction's rows bound how long it holds the embedded store's one session, and a staged row costs about a
+ * quarter of a linked one to write (0.5 against 1.8 ms on PGlite, ingest bench): 64 staged rows hold it about as
+ * long as 16 linked ones (33 against 29 ms), and a 1,568-chunk document stored in 0.8 s instead of 1.1.
+ */
+const STAGED_ROWS_FACTOR = 4;
 
 export class PgvectorVectorIndex implements VectorIndex {
   readonly id = 'pgvector';
@@ -266,7 +273,7 @@ export class PgvectorVectorIndex implements VectorIndex {
     const groups = this.bySpace(chunks);
     await Promise.all([...groups.keys()].map((d) => this.space(d)));
     const stage = chunks.length > this.deferIndexAbove;
-    const slice = this.rowsPerTransaction;
+    const slice = this.rowsPerTransaction * (stage ? STAGED_ROWS_FACTOR : 1);
     if (slice > 0 && chunks.length > slice && (await this.countByDocument(ref.organizationId, ref.documentId)) === 0)
       return this.writeNewDocument(groups, stage, slice);
     const staged: VectorSpace[] = [];

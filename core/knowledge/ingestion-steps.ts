@@ -192,7 +192,7 @@ export const summaryStep: IngestionStep = {
   id: 'summary',
   optional: true,
   // it needs only the loaded text: in the heavy-work pool, it runs while the chunks are made, embedded and stored
-  prepare: { after: 'load', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx)) ?? null },
+  prepare: { after: 'chunk', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx)) ?? null },
   async run(ctx) {
     const early = ctx.prepared.get('summary') as Promise<DocumentDigest> | undefined;
     const input = summaryInput(ctx);
