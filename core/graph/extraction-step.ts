@@ -1,8 +1,9 @@
 /**
  * Graph extraction as an optional step of the ingestion pipeline (spec 3.1), run by the ingestion worker
  * after the chunks are stored: the extractor reads the chunks (pinned entities seed it; the offline extractor
- * starts as soon as the chunks are made), the document's previous contribution is replaced, and the document's graph status is recorded: `completed`, `partial`
- * when some chunks failed, `failed` (the document itself still completes). A knowledge base with
+ * starts as soon as the chunks are made), the document's previous contribution is replaced, and the document's
+ * graph status is recorded: `completed`, `partial` when some chunks failed, `failed` (the document itself still
+ * completes). A knowledge base with
  * `settings.graphExtraction: false` skips it. With a model named (GRAPH_EXTRACTION_MODEL or the knowledge
  * base's `settings.graphExtractionModel`) a model extracts and its usage is billed; else the offline extractor.
  */

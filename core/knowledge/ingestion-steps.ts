@@ -191,7 +191,8 @@ const summaryInput = (ctx: IngestionContext) => ({ text: ctx.loaded!.text, title
 export const summaryStep: IngestionStep = {
   id: 'summary',
   optional: true,
-  // it needs only the loaded text: in the heavy-work pool, it runs while the chunks are made, embedded and stored
+  // it needs only the loaded text: in the heavy-work pool, it runs while the chunks are embedded and stored (started
+  // after `load` it delayed the chunking, which shares the pool, for no gain the ingest bench could see)
   prepare: { after: 'chunk', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx)) ?? null },
   async run(ctx) {
     const early = ctx.prepared.get('summary') as Promise<DocumentDigest> | undefined;
