@@ -85,8 +85,9 @@ async function run(m: number, efConstruction: number) {
     // Threads boot, routes compile, the database's WASM warms up. Large enough (about 300 chunks, several batches)
     // to reach both pool threads: after a 20 kB warm-up the measured document's load step took 150-250 ms against
     // about 80, and its store step 1.4-1.9 s against 1.1-1.2. Its rows are linked before the measured upload starts.
+    const index = platform.infrastructure.knowledge.vectorIndex as PgvectorVectorIndex;
     await ingest('warm.md', Buffer.from(markdown(200_000)));
-    await (platform.infrastructure.knowledge.vectorIndex as PgvectorVectorIndex).whenIndexed();
+    await index.whenIndexed();
 
     const text = Buffer.from((CORPUS === 'readmes' ? readmeMarkdown : markdown)(MARKDOWN_MB * 1024 * 1024));
     const cpu0 = process.cpuUsage();
@@ -95,7 +96,6 @@ async function run(m: number, efConstruction: number) {
     const ingestMs = now() - t0;
     const ingestCpuMs = cpuMs(cpu0);
     // a staged document is searchable when completed; its HNSW links are made in the background afterwards
-    const index = platform.infrastructure.knowledge.vectorIndex as PgvectorVectorIndex;
     await index.whenIndexed();
     const indexedMs = now() - t0;
     const indexedCpuMs = cpuMs(cpu0);

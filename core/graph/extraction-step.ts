@@ -110,7 +110,8 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
         const model = modelOf(ctx);
         const extractor = model ? g.models!.extractorFor(model) : g.extractor;
         const costOf = model ? await g.models!.priceFor(doc.organizationId, model) : g.costUsd;
-        const early = model ? undefined : (ctx.prepared.get('graph') as Promise<GraphExtraction> | undefined);
+        // prepared only for the offline extractor (see `prepare`)
+        const early = ctx.prepared.get('graph') as Promise<GraphExtraction> | undefined;
         const extraction = await (early ?? extract(extractor, ctx));
         // model calls cost what they cost, whatever came back
         if (extraction.usage)

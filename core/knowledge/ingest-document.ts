@@ -93,23 +93,22 @@ export async function processIngestJob(
       return !now || (!!now.jobId && now.jobId !== job.id);
     },
   };
-  const done: IngestionStep[] = [];
-  // The step running when a required one fails is compensated too: the store step may have written part of its rows.
-  let running: IngestionStep | null = null;
+  // Compensated in reverse when a required step fails, that step included: a store may have written part of its rows.
+  const started: IngestionStep[] = [];
   // Where a document's processing time went, kept on its metadata (what an operator asks of a slow document).
   const stepMs: Record<string, number> = {};
   try {
     for (const step of steps) {
-      running = step;
       await progress.step(step);
-      const started = deps.clock.now().getTime();
+      const startedAt = deps.clock.now().getTime();
+      started.push(step);
       try {
         await step.run(ctx);
-        done.push(step);
-        stepMs[step.id] = deps.clock.now().getTime() - started;
+        stepMs[step.id] = deps.clock.now().getTime() - startedAt;
         startPrepared(steps, step, ctx);
       } catch (error) {
         if (!step.optional || error instanceof DocumentStale) throw error;
+        started.pop(); // a failed optional step is not undone
         ctx.warnings[step.id] = reasonOf(error);
         deps.log('warn', `ingest ${documentId}: optional step ${step.id} failed`, error);
       }
@@ -119,7 +118,7 @@ export async function processIngestJob(
       await progress.cancelled('The document was deleted or queued again while processing');
       return 'skipped'; // a newer job owns the chunks now
     }
-    for (const step of [...(running && !done.includes(running) ? [running] : []), ...done.reverse()]) {
+    for (const step of started.reverse()) {
       await step.compensate?.(ctx).catch((e) => deps.log('error', `ingest ${documentId}: compensation of ${step.id} failed`, e));
     }
     const permanent = isDomainError(error) && PERMANENT.has(error.code);
