@@ -4,8 +4,10 @@ import type { Container } from 'inversify';
 
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createIdentityHandoff } from '../core/identity/identity-handoff';
+import { acceptInto, type ConnectionFront, openConnectionFront } from './connection-front';
 import { createContainer } from './container';
 import { startEmailListener } from './email-listener';
+import { type HttpReplicas, startHttpReplicas } from './http-replicas';
 import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';
 import { createLogger } from './logger';
 import { startApi, startGateway, startWorkers } from './roles';
@@ -20,6 +22,8 @@ export interface RunningPlatform {
   infrastructure: Infrastructure;
   /** The inbound SMTP listener's address when EMAIL_SMTP_PORT is set. */
   smtpAddress: AddressInfo | null;
+  /** The HTTP replicas' process ids (HTTP_PROCESSES above 1 on a database server); empty otherwise. */
+  replicaPids(): number[];
   close(): Promise<void>;
 }
 
@@ -43,33 +47,64 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
   let gateway: Awaited<ReturnType<typeof startGateway>>;
   let workers: Awaited<ReturnType<typeof startWorkers>>;
   let smtp: Awaited<ReturnType<typeof startEmailListener>> = null;
+  let replicas: HttpReplicas | null = null;
+  let front: ConnectionFront | null = null;
+  let publicAddress: AddressInfo;
   try {
     const identities = createIdentityHandoff();
     api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1', identities);
     started.unshift(api);
     // Same process: body-less requests skip the loopback hop; the api still listens for the others.
     const upstream = { host: '127.0.0.1', port: api.address.port, inProcess: { listener: api.listener, identities } };
-    gateway = await startGateway(container, upstream, settings.gateway.port, settings.gateway.host);
+    const multiProcess = settings.httpProcesses > 1;
+    // With replicas the public port is the front's, which hands connections to this gateway and theirs.
+    gateway = await startGateway(
+      container,
+      upstream,
+      multiProcess ? 0 : settings.gateway.port,
+      multiProcess ? '127.0.0.1' : settings.gateway.host,
+    );
     started.unshift(gateway);
-    settings.publicUrl = withBoundPort(settings.publicUrl, gateway.address.port);
-    settings.appUrl = withBoundPort(settings.appUrl, gateway.address.port);
+    const httpServer = gateway.gateway.server;
+    front = multiProcess
+      ? await openConnectionFront(settings.gateway.port, settings.gateway.host, (socket) => acceptInto(httpServer, socket))
+      : null;
+    if (front) started.unshift(front);
+    publicAddress = front?.address ?? gateway.address;
+    settings.publicUrl = withBoundPort(settings.publicUrl, publicAddress.port);
+    settings.appUrl = withBoundPort(settings.appUrl, publicAddress.port);
     workers = await startWorkers(container);
     started.unshift(workers);
     smtp = await startEmailListener(container);
+    if (front) {
+      const { rateLimits, queue, bus } = infra;
+      replicas = await startHttpReplicas({
+        count: settings.httpProcesses - 1,
+        config: settings,
+        front,
+        shared: { rateLimits, queue, bus },
+        log,
+      });
+    }
   } catch (e) {
+    await smtp?.close().catch(() => undefined);
     // A port in use or a failing consumer must not leave the store and the other listeners open.
     for (const s of started) await s.close().catch(() => undefined);
     await infra.close();
     throw e;
   }
-  const host = gateway.address.address.includes(':') ? `[${gateway.address.address}]` : gateway.address.address;
+  const host = publicAddress.address.includes(':') ? `[${publicAddress.address}]` : publicAddress.address;
   return {
-    gatewayUrl: `http://${host}:${gateway.address.port}`,
+    gatewayUrl: `http://${host}:${publicAddress.port}`,
     apiUrl: `http://127.0.0.1:${api.address.port}`,
     container,
     infrastructure: infra,
     smtpAddress: smtp?.address ?? null,
+    replicaPids: () => replicas?.pids() ?? [],
     close: async () => {
+      // No new connections, then the replicas finish theirs.
+      await front?.close();
+      await replicas?.close();
       await smtp?.close();
       await gateway.close();
       await api.close();

@@ -15,6 +15,7 @@ import { externalAccessClaims } from '../core/identity/external-token';
 import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
+import type { RateLimitStore } from '../core/ports/rate-limit-store';
 import { createGateway, type Gateway, type Upstream } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { buildHandlers } from './http-routes';
@@ -78,6 +79,8 @@ export async function startGateway(
   upstream: Upstream,
   port: number,
   host: string,
+  /** The store of the per-request limits when it is not the infrastructure's (an HTTP replica's). */
+  rateLimits?: RateLimitStore,
 ): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
@@ -86,7 +89,7 @@ export async function startGateway(
     upstream,
     tokenSigner: infra.tokens,
     verifyApiKey: (raw) => verifyApiKey(services.apiKeys, raw),
-    rateLimitStore: infra.rateLimits,
+    rateLimitStore: rateLimits ?? infra.rateLimits,
     limits: infra.config.gateway.limits,
     trustProxy: infra.config.gateway.trustProxy,
     allowedOrigins: infra.config.security.allowedOrigins,

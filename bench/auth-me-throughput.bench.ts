@@ -2,12 +2,12 @@
  * Throughput of GET /api/auth/me (issue 7): through the gateway and on the api directly, on the embedded
  * default (PGlite in its worker thread) and, when the local Postgres server answers, with DATABASE_URL;
  * against a bare node:http server in its own process, measured in every round beside them. Also the resident
- * memory after boot.
+ * memory after boot. On the Postgres server, `start` runs one HTTP process per core by default (HTTP_PROCESSES).
  *
  *   npx tsx bench/auth-me-throughput.bench.ts     writes bench/results/auth-me-throughput.json
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +50,20 @@ async function measured(url: string, headers: Record<string, string>, cpuMicros 
 async function ownCpuMicros(): Promise<number> {
   const cpu = process.cpuUsage();
   return cpu.user + cpu.system;
+}
+
+/** This process's CPU time plus its HTTP replicas' (Linux /proc; clock ticks of 10 ms). */
+function withReplicasCpuMicros(pids: () => number[]) {
+  return async () => (await ownCpuMicros()) + pids().reduce((sum, pid) => sum + procStat(pid).cpuMicros, 0);
+}
+
+function procStat(pid: number): { cpuMicros: number; rssMb: number } {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return { cpuMicros: (Number(fields[11]) + Number(fields[12])) * 10_000, rssMb: mb(Number(fields[21]) * 4096) };
+  } catch {
+    return { cpuMicros: 0, rssMb: 0 };
+  }
 }
 
 /** The baseline's server, alone in its own node process: it answers the same JSON, and reports its CPU time. */
@@ -130,6 +144,9 @@ async function platformFigures(bare: Bare, databaseUrl?: string) {
   const platform = await startPlatform(config, { passwords: new ScryptPasswordHasher({ N: 1024, r: 8, p: 1 }), nonces: acceptRepeats });
   global.gc?.();
   const rssAfterBootMb = mb(process.memoryUsage().rss);
+  const replicasRss = () => platform.replicaPids().map((pid) => procStat(pid).rssMb);
+  const replicasRssAfterBootMb = replicasRss();
+  const cpu = withReplicasCpuMicros(() => platform.replicaPids());
   try {
     const { gatewayHeaders, directHeaders } = await benchSession(platform.gatewayUrl, config.secrets.internal, PATHNAME);
     await autocannon(`${platform.apiUrl}${PATHNAME}`, directHeaders(), 1, CONNECTIONS); // warm-up
@@ -139,10 +156,16 @@ async function platformFigures(bare: Bare, databaseUrl?: string) {
     const gateway: Measured[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       baseline.push(await bare.measure());
-      direct.push(await measured(`${platform.apiUrl}${PATHNAME}`, directHeaders()));
-      gateway.push(await measured(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders));
+      direct.push(await measured(`${platform.apiUrl}${PATHNAME}`, directHeaders(), cpu));
+      gateway.push(await measured(`${platform.gatewayUrl}${PATHNAME}`, gatewayHeaders, cpu));
     }
-    return { rssAfterBootMb, rssAfterLoadMb: mb(process.memoryUsage().rss), ...paired(baseline, direct, gateway) };
+    return {
+      httpProcesses: config.httpProcesses,
+      rssAfterBootMb,
+      rssAfterLoadMb: mb(process.memoryUsage().rss),
+      ...(replicasRssAfterBootMb.length ? { replicasRssAfterBootMb, replicasRssAfterLoadMb: replicasRss() } : {}),
+      ...paired(baseline, direct, gateway),
+    };
   } finally {
     await platform.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -213,6 +236,8 @@ async function main() {
     targets: { embeddedGatewayVsBare: 0.1, postgresGatewayVsBare: 0.2, gatewayVsDirect: 0.8 },
     note:
       'Same process for gateway, api and (embedded) database thread, as in `npm start`; autocannon and the bare server run in child processes. ' +
+      'On the Postgres server `start` runs HTTP_PROCESSES processes (default one per core): this one and its HTTP replicas, which take turns at the connections; ' +
+      "`direct` reaches this process's api only, and the CPU figures add the replicas' CPU time. " +
       "Each round measures the bare server, the api directly and the gateway back to back; a store's ratios are the means of its rounds' ratios, `bareNodeHttp` the mean of every round.",
   };
   await mkdir(path.join(ROOT, 'bench/results'), { recursive: true });

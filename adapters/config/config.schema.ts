@@ -23,6 +23,13 @@ export const configSchema = {
       maximum: 200,
       description: 'Connections per process (default 10 to DATABASE_URL; 4 logical connections multiplexed on embedded PGlite)',
     },
+    HTTP_PROCESSES: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      description:
+        'start role on a database server (DATABASE_URL): processes that serve HTTP on PORT, this one included (default: one per core, at most 8). The embedded database allows 1',
+    },
     DATABASE_QUEUE_TIMEOUT_MS: {
       type: 'integer',
       minimum: 50,

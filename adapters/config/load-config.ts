@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import Ajv, { type ValidateFunction } from 'ajv';
@@ -123,6 +124,9 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
   for (const key of ['JWT_SECRET', 'INTERNAL_SECRET', 'WEBHOOK_SIGNING_SECRET']) {
     if (split && !raw[key]) problems.push(`${key}: required when roles run separately (${role}); every role must share it`);
   }
+  if (raw.HTTP_PROCESSES !== undefined && (raw.HTTP_PROCESSES as number) > 1 && !raw.DATABASE_URL) {
+    problems.push('HTTP_PROCESSES: more than 1 needs DATABASE_URL (the embedded database lives in one process)');
+  }
   if (role === 'gateway' && !raw.API_URL) problems.push('API_URL: required for the gateway role (where the api role listens)');
   if (problems.length) throw new ConfigError(problems);
 
@@ -154,6 +158,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
     appUrl: (raw.APP_URL as string | undefined) ?? (raw.PUBLIC_URL as string | undefined) ?? `http://127.0.0.1:${port}`,
     dataDir,
     databaseUrl: raw.DATABASE_URL as string | undefined,
+    httpProcesses: httpProcessesOf(role, raw),
     secrets: { jwt: s('JWT_SECRET'), internal: s('INTERNAL_SECRET'), webhook: s('WEBHOOK_SIGNING_SECRET') },
     models: { defaultChatModel: raw.DEFAULT_CHAT_MODEL as string | undefined, syncUrl: raw.MODEL_SYNC_URL as string | undefined },
     billing: { initialCreditsUsd: raw.INITIAL_CREDITS_USD as number, marginMultiplier: raw.BILLING_MARGIN_MULTIPLIER as number },
@@ -193,4 +198,10 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
     settings: Object.freeze({ ...raw }),
     security: securityConfigFrom(raw),
   };
+}
+
+/** Only `start` on a database server forks HTTP replicas: one process per core unless HTTP_PROCESSES says otherwise. */
+function httpProcessesOf(role: Role, raw: Record<string, unknown>): number {
+  if (role !== 'start' || !raw.DATABASE_URL) return 1;
+  return (raw.HTTP_PROCESSES as number | undefined) ?? Math.min(availableParallelism(), 8);
 }

@@ -17,6 +17,8 @@ export interface PlatformConfig {
   appUrl: string;
   dataDir: string;
   databaseUrl?: string;
+  /** Processes serving HTTP in the `start` role (HTTP_PROCESSES): this one and its replicas. */
+  httpProcesses: number;
   secrets: { jwt: string; internal: string; webhook: string };
   models: { defaultChatModel?: string; syncUrl?: string };
   billing: { initialCreditsUsd: number; marginMultiplier: number };

@@ -38,6 +38,8 @@ export interface TestPlatform {
   http: HttpClient;
   /** The inbound SMTP listener's port when EMAIL_SMTP_PORT was given. */
   smtpPort: number | null;
+  /** The HTTP replicas' process ids (HTTP_PROCESSES above 1 with DATABASE_URL). */
+  replicaPids(): number[];
   close(): Promise<void>;
 }
 
@@ -54,6 +56,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, overri
     JWT_SECRET: TEST_JWT_SECRET,
     INTERNAL_SECRET: TEST_INTERNAL_SECRET,
     WEBHOOK_SIGNING_SECRET: 'test-webhook-secret-0123456789',
+    // One process unless a test asks for replicas (they would default to one per core on a database server).
+    ...(env.DATABASE_URL ? { HTTP_PROCESSES: '1' } : {}),
     ...env,
   });
   let running;
@@ -73,6 +77,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, overri
     store: infra.store,
     http: new HttpClient(running.gatewayUrl),
     smtpPort: running.smtpAddress?.port ?? null,
+    replicaPids: () => running.replicaPids(),
     close: async () => {
       await running.close();
       rmSync(dataDir, { recursive: true, force: true });

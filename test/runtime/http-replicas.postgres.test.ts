@@ -1,0 +1,144 @@
+/**
+ * `start` on a Postgres server with HTTP_PROCESSES=2: this process and one forked replica serve the public
+ * port, connections handed out in turn. What a user relies on, whichever process answers a request: a
+ * revoked API key is refused at once, a document uploaded to either is processed (the workers run in the
+ * primary), a caller's rate limit counts the requests to both processes, and a replica that dies is replaced.
+ *
+ * Each request here opens its own connection: consecutive ones go to different processes.
+ */
+import http from 'node:http';
+
+import { REPORT_EVERY_MS } from '../../adapters/ipc/synced.rate-limit-store';
+import { createKb } from '../knowledge/knowledge-support';
+import { waitFor } from '../public-chat/public-support';
+import { createScratchDatabase, describeWithRealServices, pgvectorOnServer, type ScratchDatabase } from '../support/databases';
+import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
+import { registerUser, type TestUser } from '../support/users';
+
+const PER_PRINCIPAL = 30;
+
+/** One request on a connection of its own (no keep-alive), so the front hands it to the next process. */
+function fresh(p: TestPlatform, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer) {
+  const { hostname, port } = new URL(p.gatewayUrl);
+  return new Promise<{ status: number; body: any }>((resolve, reject) => {
+    const req = http.request({ host: hostname, port: Number(port), method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = text;
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const describeIfPgvector = pgvectorOnServer ? describeWithRealServices : describe.skip;
+
+describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
+  let scratch: ScratchDatabase;
+  let p: TestPlatform;
+  let owner: TestUser;
+
+  beforeAll(async () => {
+    scratch = await createScratchDatabase('http_replicas');
+    p = await startTestPlatform(
+      {
+        DATABASE_URL: scratch.url,
+        HTTP_PROCESSES: '2',
+        RATE_LIMIT_PER_IP: '1000000',
+        RATE_LIMIT_PER_PRINCIPAL: String(PER_PRINCIPAL),
+        RATE_LIMIT_WINDOW_SECONDS: '600',
+      },
+      { memoryDatabase: false },
+    );
+    owner = await registerUser(p.http, { label: 'replicas' });
+  }, BOOT_TIMEOUT_MS);
+  afterAll(async () => {
+    await p?.close();
+    await scratch?.drop();
+  }, BOOT_TIMEOUT_MS);
+
+  it('runs one replica beside this process', () => {
+    expect(p.replicaPids()).toHaveLength(1);
+    expect(p.replicaPids()[0]).not.toBe(process.pid);
+  });
+
+  it('refuses a revoked API key on the next request in both processes', async () => {
+    const created = await p.http.post('/api/api-keys', { name: 'both', scopes: ['contacts:read'] }, { token: owner.accessToken });
+    expect(created.status).toBe(201);
+    const key = { authorization: `Bearer ${created.body.key}` };
+    // Two consecutive connections: each process verifies (and caches) the key once.
+    expect([(await fresh(p, 'GET', '/v1/me', key)).status, (await fresh(p, 'GET', '/v1/me', key)).status]).toEqual([200, 200]);
+    const revoked = await fresh(p, 'DELETE', `/api/api-keys/${created.body.apiKey.id}`, { authorization: `Bearer ${owner.accessToken}` });
+    expect(revoked.status).toBeLessThan(300);
+    const after = [(await fresh(p, 'GET', '/v1/me', key)).status, (await fresh(p, 'GET', '/v1/me', key)).status];
+    expect(after).toEqual([401, 401]);
+  });
+
+  it('processes documents uploaded to either process (the primary runs the jobs)', async () => {
+    const kb = await createKb(p, owner.accessToken, { name: 'Replicated' });
+    const ids: string[] = [];
+    for (const name of ['one.md', 'two.md']) {
+      const form = new FormData();
+      form.append(
+        'file',
+        new Blob([`# ${name}\n\nThe replica handed this document to the primary's queue.`], { type: 'text/markdown' }),
+        name,
+      );
+      const encoded = new Response(form);
+      const r = await fresh(
+        p,
+        'POST',
+        `/api/knowledge/kb/${kb.id}/documents`,
+        { authorization: `Bearer ${owner.accessToken}`, 'content-type': encoded.headers.get('content-type')! },
+        Buffer.from(await encoded.arrayBuffer()),
+      );
+      expect(r.status).toBe(201);
+      ids.push(r.body.document.id);
+    }
+    // Read from the store: polling through the gateway would spend the owner's per-principal allowance.
+    for (const id of ids) {
+      const done = await waitFor(
+        async () => {
+          const doc = await p.store.repos.documents.findById(owner.orgId, id);
+          return doc && ['completed', 'failed'].includes(doc.processingStatus) ? doc : null;
+        },
+        `document ${id}`,
+        60_000,
+      );
+      expect(done.processingStatus).toBe('completed');
+    }
+  });
+
+  it('starts another replica when one dies', async () => {
+    const [dead] = p.replicaPids();
+    process.kill(dead!, 'SIGKILL');
+    await waitFor(async () => p.replicaPids().length === 1 && p.replicaPids()[0] !== dead, 'a new replica', 60_000);
+    const health = [];
+    for (let i = 0; i < 4; i++) health.push((await fresh(p, 'GET', '/health')).status);
+    expect(health).toEqual([200, 200, 200, 200]);
+  });
+
+  it("counts a caller's requests to both processes against one limit", async () => {
+    const caller = await registerUser(p.http, { label: 'counted' }); // registering is not a request of this principal
+    const statuses: number[] = [];
+    // Spaced by more than the replica's report interval, so every hit is known platform-wide before the next.
+    for (let i = 0; i < PER_PRINCIPAL + 10; i++) {
+      statuses.push((await fresh(p, 'GET', '/api/auth/me', { authorization: `Bearer ${caller.accessToken}` })).status);
+      await new Promise((r) => setTimeout(r, REPORT_EVERY_MS * 2));
+    }
+    // Counted per process, all 40 would be allowed (20 each). The replica learns of the primary's hits at its
+    // next report, so it may allow one more than the limit (synced.rate-limit-store.ts), never two.
+    expect(statuses.slice(0, PER_PRINCIPAL)).toEqual(Array(PER_PRINCIPAL).fill(200));
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(PER_PRINCIPAL + 1);
+    expect(statuses.slice(PER_PRINCIPAL + 2)).toEqual(Array(8).fill(429));
+  });
+});
