@@ -59,9 +59,11 @@ export async function startHttpReplicas(options: {
       let ready = false;
       const taker: ConnectionTaker = (socket) => {
         if (!child.connected) return false;
-        child.send({ ipc: 'connection' }, socket);
+        // A replica dying as it is handed a connection loses that one connection, as a crash would.
+        child.send({ ipc: 'connection' }, socket, undefined, (e) => e && socket.destroy());
         return true;
       };
+      child.on('error', (e) => log('warn', `HTTP replica ${index}: IPC channel error`, e));
       child.on('message', (m: { ipc?: string; error?: string }) => {
         if (m?.ipc === 'ready') {
           ready = true;

@@ -52,7 +52,8 @@ async function main() {
   if (role === 'start') {
     const platform = await startPlatform(config);
     stops.push(() => platform.close());
-    log('info', `Agent Platform listening on ${platform.gatewayUrl} (docs: ${platform.gatewayUrl}/api/docs)`);
+    const processes = config.httpProcesses > 1 ? `; ${config.httpProcesses} processes serve HTTP` : '';
+    log('info', `Agent Platform listening on ${platform.gatewayUrl} (docs: ${platform.gatewayUrl}/api/docs${processes})`);
   } else {
     const infra = await buildInfrastructure(config, log);
     const container = createContainer(infra);

@@ -1,7 +1,7 @@
 import type { EventBus } from '../../core/ports/event-bus';
 import type { EnqueueOptions, JobQueue } from '../../core/ports/job-queue';
 import type { RateLimitStore } from '../../core/ports/rate-limit-store';
-import { type EventMessage, type IpcPort, serveCalls } from './ipc-rpc';
+import { type EventMessage, ignore, type IpcPort, serveCalls } from './ipc-rpc';
 import { countReported, type ReportedHits } from './synced.rate-limit-store';
 
 /** What the primary process shares with its HTTP replicas: the state that must be one for all of them. */
@@ -30,7 +30,7 @@ export async function serveReplica(port: IpcPort, shared: SharedByPrimary): Prom
   });
   const relay = await bus.subscribe<unknown>('#', (e) => {
     try {
-      port.send?.({ ipc: 'event', topic: e.topic, payload: e.payload } satisfies EventMessage);
+      port.send?.({ ipc: 'event', topic: e.topic, payload: e.payload } satisfies EventMessage, undefined, undefined, ignore);
     } catch {
       // The replica is gone; its supervisor starts another.
     }

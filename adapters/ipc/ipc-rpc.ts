@@ -2,7 +2,8 @@ import { DomainError, type ErrorCode } from '../../core/shared/errors';
 
 /** One end of a Node IPC channel: `process` in a forked child, the ChildProcess in its parent. */
 export interface IpcPort {
-  send?(message: unknown): boolean;
+  /** With a callback a failed send (the other end gone) is reported there, not as an 'error' event. */
+  send?(message: unknown, sendHandle?: undefined, options?: undefined, callback?: (error: Error | null) => void): boolean;
   on(event: 'message', listener: (message: unknown) => void): unknown;
   off(event: 'message', listener: (message: unknown) => void): unknown;
 }
@@ -28,6 +29,9 @@ export interface EventMessage {
 
 export type IpcMethods = Record<string, (...args: never[]) => Promise<unknown>>;
 
+/** A send whose failure needs no handling (the other end is gone, and with it whoever waited). */
+export const ignore = () => undefined;
+
 const isMessage = <T extends { ipc: string }>(m: unknown, kind: T['ipc']): m is T =>
   typeof m === 'object' && m !== null && (m as { ipc?: unknown }).ipc === kind;
 
@@ -41,7 +45,7 @@ export function serveCalls(port: IpcPort, methods: IpcMethods): () => void {
     const method = Object.hasOwn(methods, m.method) ? methods[m.method] : undefined;
     const answer = (reply: Omit<ResultMessage, 'ipc' | 'id'>) => {
       try {
-        port.send?.({ ipc: 'result', id: m.id, ...reply });
+        port.send?.({ ipc: 'result', id: m.id, ...reply }, undefined, undefined, ignore);
       } catch {
         // The other end is gone: nobody waits for this answer any more.
       }
@@ -81,11 +85,14 @@ export class IpcClient {
     const id = this.next++;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      const failed = (e: Error | null) => {
+        if (!e || !this.pending.delete(id)) return;
+        reject(e);
+      };
       try {
-        this.port.send!({ ipc: 'call', id, method, args } satisfies CallMessage);
+        this.port.send!({ ipc: 'call', id, method, args } satisfies CallMessage, undefined, undefined, failed);
       } catch (e) {
-        this.pending.delete(id);
-        reject(e as Error);
+        failed(e as Error);
       }
     });
   }

@@ -26,7 +26,7 @@ export class IpcRateLimitStore implements RateLimitStore {
 
   async reset(key: string, windowSeconds: number): Promise<void> {
     await this.fallback.reset(key, windowSeconds);
-    await this.primary.call('rateLimits.reset', key, windowSeconds);
+    await this.primary.call('rateLimits.reset', key, windowSeconds).catch(() => undefined); // the primary is gone: nothing left to reset there
   }
 
   close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { ConfigError } from '../../adapters/config/load-config';
@@ -93,6 +93,16 @@ describe('loadConfig', () => {
       'INTERNAL_SECRET',
       'JWT_SECRET',
       'WEBHOOK_SIGNING_SECRET',
+    ]);
+  });
+
+  it('serves HTTP from one process per core on a database server, and from one on the embedded database', () => {
+    const server = 'postgres://postgres@127.0.0.1:5432/x';
+    expect(loadConfig('start', { DATA_DIR: dataDir }).httpProcesses).toBe(1);
+    expect(loadConfig('start', { DATA_DIR: dataDir, DATABASE_URL: server }).httpProcesses).toBe(Math.min(availableParallelism(), 8));
+    expect(loadConfig('start', { DATA_DIR: dataDir, DATABASE_URL: server, HTTP_PROCESSES: '3' }).httpProcesses).toBe(3);
+    expect(problemsOf(() => loadConfig('start', { DATA_DIR: dataDir, HTTP_PROCESSES: '2' }))).toEqual([
+      'HTTP_PROCESSES: more than 1 needs DATABASE_URL (the embedded database lives in one process)',
     ]);
   });
 
