@@ -35,7 +35,11 @@ function withBoundPort(url: string, port: number): string {
   return u.toString().replace(/\/$/, '');
 }
 
-/** The `start` role: gateway, api and worker in one process; the api listens on loopback only. */
+/**
+ * The `start` role: gateway, api and worker in one process; the api listens on loopback only. With
+ * HTTP_PROCESSES above 1 (a database server) HTTP replicas serve beside it; they build their adapters from
+ * `config`, so `overrides` (tests, benchmarks) reach this process only.
+ */
 export async function startPlatform(config: PlatformConfig, overrides: InfrastructureOverrides = {}): Promise<RunningPlatform> {
   // Our own copy: the public and app URLs are completed below once the gateway port is known.
   const settings: PlatformConfig = { ...config };
