@@ -24,7 +24,7 @@ export interface ReplicaInit {
 }
 
 export interface HttpReplicas {
-  /** The replicas' process ids (benchmarks read their CPU time). */
+  /** The process ids of the replicas serving now (started and not exited; benchmarks read their CPU time). */
   pids(): number[];
   close(): Promise<void>;
 }
@@ -49,6 +49,7 @@ export async function startHttpReplicas(options: {
     bus: shared.bus.id === 'in-process',
   };
   const running = new Map<number, ChildProcess>();
+  const serving = new Set<ChildProcess>();
   let closing = false;
 
   const start = (index: number): Promise<void> =>
@@ -67,12 +68,14 @@ export async function startHttpReplicas(options: {
       child.on('message', (m: { ipc?: string; error?: string }) => {
         if (m?.ipc === 'ready') {
           ready = true;
+          serving.add(child);
           front.add(taker);
           resolve();
         } else if (m?.ipc === 'failed') reject(new Error(`HTTP replica ${index} did not start: ${m.error}`));
       });
       child.once('exit', (code, signal) => {
         front.remove(taker);
+        serving.delete(child);
         void stopServing?.();
         if (running.get(index) === child) running.delete(index);
         if (!ready) return reject(new Error(`HTTP replica ${index} exited while starting (${signal ?? code})`));
@@ -120,5 +123,5 @@ export async function startHttpReplicas(options: {
     await close();
     throw e;
   }
-  return { pids: () => [...running.values()].map((c) => c.pid!).filter(Boolean), close };
+  return { pids: () => [...serving].map((c) => c.pid!), close };
 }

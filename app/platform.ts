@@ -22,7 +22,7 @@ export interface RunningPlatform {
   infrastructure: Infrastructure;
   /** The inbound SMTP listener's address when EMAIL_SMTP_PORT is set. */
   smtpAddress: AddressInfo | null;
-  /** The HTTP replicas' process ids (HTTP_PROCESSES above 1 on a database server); empty otherwise. */
+  /** The process ids of the HTTP replicas serving now (HTTP_PROCESSES above 1 on a database server). */
   replicaPids(): number[];
   close(): Promise<void>;
 }

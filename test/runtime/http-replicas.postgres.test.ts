@@ -6,39 +6,19 @@
  *
  * Each request here opens its own connection: consecutive ones go to different processes.
  */
-import http from 'node:http';
-
 import { REPORT_EVERY_MS } from '../../adapters/ipc/synced.rate-limit-store';
 import { createKb } from '../knowledge/knowledge-support';
 import { waitFor } from '../public-chat/public-support';
 import { createScratchDatabase, describeWithRealServices, pgvectorOnServer, type ScratchDatabase } from '../support/databases';
+import { rawRequest } from '../support/http';
 import { BOOT_TIMEOUT_MS, startTestPlatform, type TestPlatform } from '../support/platform';
 import { registerUser, type TestUser } from '../support/users';
 
 const PER_PRINCIPAL = 30;
 
 /** One request on a connection of its own (no keep-alive), so the front hands it to the next process. */
-function fresh(p: TestPlatform, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer) {
-  const { hostname, port } = new URL(p.gatewayUrl);
-  return new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = http.request({ host: hostname, port: Number(port), method, path, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          parsed = text;
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const fresh = (p: TestPlatform, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer) =>
+  rawRequest(p.gatewayUrl, method, path, headers, body);
 
 const describeIfPgvector = pgvectorOnServer ? describeWithRealServices : describe.skip;
 
@@ -121,6 +101,7 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
   it('starts another replica when one dies', async () => {
     const [dead] = p.replicaPids();
     process.kill(dead!, 'SIGKILL');
+    // Listed once it serves: the connections from here on alternate again.
     await waitFor(async () => p.replicaPids().length === 1 && p.replicaPids()[0] !== dead, 'a new replica', 60_000);
     const health = [];
     for (let i = 0; i < 4; i++) health.push((await fresh(p, 'GET', '/health')).status);
@@ -133,7 +114,7 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
     // Spaced by more than the replica's report interval, so every hit is known platform-wide before the next.
     for (let i = 0; i < PER_PRINCIPAL + 10; i++) {
       statuses.push((await fresh(p, 'GET', '/api/auth/me', { authorization: `Bearer ${caller.accessToken}` })).status);
-      await new Promise((r) => setTimeout(r, REPORT_EVERY_MS * 2));
+      await new Promise((r) => setTimeout(r, REPORT_EVERY_MS * 4));
     }
     // Counted per process, all 40 would be allowed (20 each). The replica learns of the primary's hits at its
     // next report, so it may allow one more than the limit (synced.rate-limit-store.ts), never two.

@@ -51,12 +51,16 @@ export class HttpClient {
   }
 }
 
-/** A request whose target is sent byte for byte (no URL normalisation), for path-traversal tests. */
+/**
+ * A request whose target is sent byte for byte (no URL normalisation), for path-traversal tests, on a
+ * connection of its own (no keep-alive).
+ */
 export function rawRequest(
   baseUrl: string,
   method: string,
   rawPath: string,
   headers: Record<string, string> = {},
+  payload?: Buffer,
 ): Promise<{ status: number; text: string; body: any }> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
@@ -75,7 +79,7 @@ export function rawRequest(
       });
     });
     req.on('error', reject);
-    req.end();
+    req.end(payload);
   });
 }
 
