@@ -39,10 +39,8 @@ export async function runHttpReplica(): Promise<void> {
   if (viaPrimary.rateLimits) bindings.push([RATE_LIMIT_STORE, new IpcRateLimitStore(primary)]);
   if (viaPrimary.queue) bindings.push([JOB_QUEUE, new IpcJobQueue(primary)]);
   if (viaPrimary.bus) bindings.push([EVENT_BUS, new IpcEventBus(primary, process, logger)]);
-  const infra = await buildInfrastructure(config, log, {
-    bindings,
-    analyticsJournalDir: `${config.dataDir}/analytics-journal-replica-${index}`,
-  });
+  // The analytics journal folder is shared: each process writes its own segments and replays only dead ones'.
+  const infra = await buildInfrastructure(config, log, { bindings });
   const closers: (() => Promise<void>)[] = [() => infra.close()];
   let closing: Promise<void> | undefined;
   const close = () =>

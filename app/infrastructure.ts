@@ -147,8 +147,6 @@ export interface InfrastructureOverrides {
   chat?: { chatModels?: ChatModel[]; speech?: SpeechSynthesizer | null };
   /** Any other token bound to a fixed value instead of its configured adapter. */
   bindings?: Binding[];
-  /** An HTTP replica: its own folder for the analytics journal (a journal has one writer). */
-  analyticsJournalDir?: string;
   /** Tests: where the `start` role's log lines go instead of stderr (a pino destination: anything with write()). */
   logDestination?: { write(line: string): void };
 }
@@ -217,9 +215,7 @@ export async function buildInfrastructure(
     const { dimensions } = await get<Embeddings>(EMBEDDINGS);
     const heavyWork = await get<HeavyWork>(HEAVY_WORK, true);
     const analytics = createAnalyticsAdapters(db.knex, log, {
-      journalDir:
-        overrides.analyticsJournalDir ??
-        (overrides.memoryDatabase && !config.databaseUrl ? undefined : join(config.dataDir, 'analytics-journal')),
+      journalDir: overrides.memoryDatabase && !config.databaseUrl ? undefined : join(config.dataDir, 'analytics-journal'),
     });
     closers.unshift(analytics.recorder); // flushed before the database closes
     // Events a crashed process had buffered; not worth failing boot for (the segments stay for the next one).
