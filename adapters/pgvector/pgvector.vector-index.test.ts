@@ -388,8 +388,18 @@ describe('pgvector writes of a new document on the embedded store', () => {
       metadata: {},
     }));
 
-  /** Whether a statement sent once the document's first row goes out is answered before the document is written. */
-  async function otherStatementGetsThrough(rowsPerTransaction: number, deferIndexAbove?: number) {
+  /**
+   * Whether a statement sent once the document's first row goes out is answered before the document of `rows`
+   * chunks is written, and how many INSERTs wrote it. `others`: 'statement' sends that statement; 'holder' also
+   * keeps a pool connection checked out (idle) during the write, so the store is never seen free; 'none' leaves
+   * the writer alone.
+   */
+  async function otherStatementGetsThrough(
+    rowsPerTransaction: number,
+    deferIndexAbove?: number,
+    rows = 48,
+    others: 'statement' | 'holder' | 'none' = 'statement',
+  ) {
     const db5 = await openDatabase({ memory: true });
     try {
       const index = await PgvectorVectorIndex.open({ knex: db5.knex, rowsPerTransaction, deferIndexAbove });
@@ -400,12 +410,15 @@ describe('pgvector writes of a new document on the embedded store', () => {
       db5.knex.on('query', (q: { sql: string }) => {
         if (!/^insert into "kv_chunks_\d+(_staged)?"/i.test(q.sql)) return;
         inserts++;
-        other ??= db5.knex.raw('select 1').then(() => order.push('other statement'));
+        if (others !== 'none') other ??= db5.knex.raw('select 1').then(() => order.push('other statement'));
       });
-      await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, 48));
+      const client = db5.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<void> };
+      const held = others === 'holder' ? await client.acquireConnection() : null;
+      await index.replaceDocument({ organizationId: org, knowledgeBaseId: kb, documentId: doc }, documentOf(org, kb, doc, rows));
       order.push('document written');
+      if (held) await client.releaseConnection(held);
       await other;
-      expect(await index.countByDocument(org, doc)).toBe(48);
+      expect(await index.countByDocument(org, doc)).toBe(rows);
       await index.whenIndexed();
       return { gotThrough: order[0] === 'other statement', inserts };
     } finally {
@@ -414,13 +427,20 @@ describe('pgvector writes of a new document on the embedded store', () => {
   }
 
   it('lets other requests’ statements run while a large new document is written', async () => {
-    expect(await otherStatementGetsThrough(8)).toEqual({ gotThrough: true, inserts: 6 });
+    expect((await otherStatementGetsThrough(8)).gotThrough).toBe(true);
+    // With the store in use by someone else throughout: 8 rows a transaction.
+    expect(await otherStatementGetsThrough(8, undefined, 48, 'holder')).toEqual({ gotThrough: true, inserts: 6 });
   });
 
   it('writes a staged document four times as many rows a transaction (no HNSW linking in them), still letting others through', async () => {
-    const staged = await otherStatementGetsThrough(8, 0);
-    expect(staged.gotThrough).toBe(true);
-    expect(staged.inserts).toBe(2); // 2 slices of 32 rows into the staged table (the mover's statements are not INSERTs)
+    expect((await otherStatementGetsThrough(8, 0, 200)).gotThrough).toBe(true);
+    // 6 x 32 rows and 8 into the staged table (the mover's statements are not INSERTs)
+    expect(await otherStatementGetsThrough(8, 0, 200, 'holder')).toEqual({ gotThrough: true, inserts: 7 });
+  });
+
+  it('writes four times as many rows a transaction while no one else uses the store', async () => {
+    expect((await otherStatementGetsThrough(8, 0, 200, 'none')).inserts).toBe(2); // 128 and 72 staged rows
+    expect((await otherStatementGetsThrough(8, undefined, 48, 'none')).inserts).toBe(2); // 32 and 16 linked rows
   });
 
   it('holds them for the whole document when written in one transaction (the server default)', async () => {
