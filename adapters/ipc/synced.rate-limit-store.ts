@@ -64,7 +64,7 @@ export class SyncedRateLimitStore implements RateLimitStore {
     this.known.delete(key);
     this.unreported.delete(key);
     await this.own.reset(key, windowSeconds);
-    await this.primary.call('rateLimits.reset', key, windowSeconds);
+    await this.primary.call('rateLimits.reset', key, windowSeconds).catch(() => undefined); // as IpcRateLimitStore.reset
   }
 
   async close(): Promise<void> {
