@@ -25,7 +25,7 @@ export async function openConnectionFront(port: number, host: string, local: (so
     },
   ];
   let turn = 0;
-  const server = net.createServer({ pauseOnConnect: true }, (socket) => {
+  const server = net.createServer({ pauseOnConnect: true, noDelay: true }, (socket) => {
     for (let tried = 0; tried < takers.length; tried++) {
       const taker = takers[turn++ % takers.length]!;
       if (taker(socket)) return;

@@ -58,7 +58,11 @@ export async function runHttpReplica(): Promise<void> {
     const identities = createIdentityHandoff();
     const api = await startApi(container, 0, '127.0.0.1', identities);
     closers.unshift(() => api.close());
-    const upstream = { host: '127.0.0.1', port: api.address.port, inProcess: { listener: api.listener, identities } };
+    const upstream = {
+      host: '127.0.0.1',
+      port: api.address.port,
+      inProcess: { listener: api.listener, identities, messageClasses: api.listener.messageClasses },
+    };
     // Its own port on loopback is not published: clients' connections come from the primary (connection-front).
     // The per-request limits are reported to the primary in batches; the api's own (sign-in failures) are exact.
     const perRequest = viaPrimary.rateLimits ? new SyncedRateLimitStore(primary) : undefined;

@@ -59,7 +59,11 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
     api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1', identities);
     started.unshift(api);
     // Same process: body-less requests skip the loopback hop; the api still listens for the others.
-    const upstream = { host: '127.0.0.1', port: api.address.port, inProcess: { listener: api.listener, identities } };
+    const upstream = {
+      host: '127.0.0.1',
+      port: api.address.port,
+      inProcess: { listener: api.listener, identities, messageClasses: api.listener.messageClasses },
+    };
     const multiProcess = settings.httpProcesses > 1;
     // With replicas the public port is the front's, which hands connections to this gateway and theirs.
     gateway = await startGateway(

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import type { Container } from 'inversify';
@@ -62,7 +62,7 @@ export async function startApi(
   await ensureCatalogue(container.get<Services>(SERVICES).catalogue);
   const app = createApi(container, handoff);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
+    const s = http.createServer(app.messageClasses, app).listen(port, host, () => resolve(s));
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;

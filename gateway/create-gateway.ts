@@ -278,7 +278,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       sendError(res, 500, 'Internal Server Error', 'Unexpected gateway error');
     });
   const tracing = options.tracing;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(options.upstream.inProcess?.messageClasses ?? {}, (req, res) => {
     if (tracing) tracing.inGatewaySpan(req, res, trustProxy, (headers) => run(req, res, headers));
     else run(req, res, {});
   });

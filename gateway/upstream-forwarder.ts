@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import http, {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerOptions,
+  type ServerResponse,
+} from 'node:http';
 
 import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import type { ForwardedIdentity } from '../core/identity/token-claims';
@@ -10,7 +16,12 @@ export type Upstream = ({ host: string; port: number } | { socketPath: string })
    * gateway has read is handed to its listener directly instead of crossing loopback, its identity (and that
    * body) passed in memory instead of signed headers; a streamed body keeps the loopback path.
    */
-  inProcess?: { listener: (req: IncomingMessage, res: ServerResponse) => void; identities: IdentityHandoff };
+  inProcess?: {
+    listener: (req: IncomingMessage, res: ServerResponse) => void;
+    identities: IdentityHandoff;
+    /** The constructors of the requests and responses the listener expects; the gateway's server makes its own with them. */
+    messageClasses?: Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
+  };
 };
 
 /** Hop-by-hop headers (RFC 9110 7.6.1) never cross the proxy. */

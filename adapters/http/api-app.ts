@@ -13,7 +13,7 @@ import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
 import { createHttpMetrics } from './metrics';
-import { exactGets, middlewareChain, servePipeline } from './middleware-chain';
+import { exactGets, expressMessageClasses, middlewareChain, servePipeline } from './middleware-chain';
 import { mountOperations } from './mount-operations';
 import { readinessOf } from './readiness';
 import { requestLog } from './request-log';
@@ -132,5 +132,5 @@ export function createApiApp(options: ApiAppOptions) {
       res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
     },
   });
-  return Object.assign(app, { operationRoutes: operations.routes });
+  return Object.assign(app, { operationRoutes: operations.routes, messageClasses: expressMessageClasses(app) });
 }

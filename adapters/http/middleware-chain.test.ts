@@ -1,7 +1,9 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 
 import { withListening } from '../../test/support/http';
-import { exactGets, middlewareChain, type Pipeline, servePipeline } from './middleware-chain';
+import { exactGets, expressMessageClasses, middlewareChain, type Pipeline, servePipeline } from './middleware-chain';
 
 const mark =
   (name: string): RequestHandler =>
@@ -172,5 +174,59 @@ describe('servePipeline: an express app without its router', () => {
     expect(() => servePipeline(express(), { front: middlewareChain(), fallthrough: () => undefined, onError: () => undefined })).toThrow(
       /x-powered-by/,
     );
+  });
+});
+
+describe("expressMessageClasses: a server whose requests are born express's", () => {
+  it("makes requests and responses with the app's prototypes, which the pipeline then keeps", async () => {
+    const app = express();
+    app.disable('x-powered-by');
+    const seen: { bornApps: boolean; node: boolean; sameInHandler?: boolean }[] = [];
+    servePipeline(app, {
+      front: middlewareChain((req, res) => {
+        seen[seen.length - 1]!.sameInHandler = Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response;
+        res.status(201).json({ path: req.path, query: req.query, app: req.app === app });
+      }),
+      fallthrough: () => undefined,
+      onError: (err: Error, _req, res, _next) => void res.status(500).json({ error: err.message }),
+    });
+    const classes = expressMessageClasses(app);
+    await withListening(
+      app,
+      async (base) => {
+        const res = await fetch(`${base}/a/b?x=1`);
+        expect(res.status).toBe(201);
+        expect(await res.json()).toEqual({ path: '/a/b', query: { x: '1' }, app: true });
+        expect(await (await fetch(`${base}/c`, { method: 'POST', body: 'x' })).json()).toEqual({ path: '/c', query: {}, app: true });
+      },
+      classes,
+      (server) =>
+        // Before the app runs: the objects the server made.
+        server.prependListener('request', (req, res) =>
+          seen.push({
+            bornApps: Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response,
+            node: req instanceof IncomingMessage && res instanceof ServerResponse,
+          }),
+        ),
+    );
+    expect(seen).toEqual([
+      { bornApps: true, node: true, sameInHandler: true },
+      { bornApps: true, node: true, sameInHandler: true },
+    ]);
+  });
+
+  it('gives requests from a plain server the same prototypes once they reach the pipeline', async () => {
+    const app = express();
+    app.disable('x-powered-by');
+    servePipeline(app, {
+      front: middlewareChain(
+        (req, res) => void res.json({ express: Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response }),
+      ),
+      fallthrough: () => undefined,
+      onError: () => undefined,
+    });
+    await withListening(app, async (base) => {
+      expect(await (await fetch(`${base}/x`)).json()).toEqual({ express: true });
+    });
   });
 });

@@ -1,3 +1,6 @@
+import { IncomingMessage, ServerResponse, type ServerOptions } from 'node:http';
+import type { Socket } from 'node:net';
+
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
 
 /**
@@ -62,8 +65,10 @@ export function servePipeline(app: Express, pipeline: Pipeline): void {
   const handle = (req: Request, res: Response): void => {
     req.res = res;
     res.req = req;
-    Object.setPrototypeOf(req, app.request);
-    Object.setPrototypeOf(res, app.response);
+    // Objects made by a server of expressMessageClasses(app) are born with these prototypes: changing an
+    // object's prototype after the fact sends every later property access on it down V8's slow paths.
+    if (Object.getPrototypeOf(req) !== app.request) Object.setPrototypeOf(req, app.request);
+    if (Object.getPrototypeOf(res) !== app.response) Object.setPrototypeOf(res, app.response);
     if (!res.locals) res.locals = Object.create(null) as Response['locals'];
     req.originalUrl ||= req.url;
     req.baseUrl = '';
@@ -87,4 +92,30 @@ export function servePipeline(app: Express, pipeline: Pipeline): void {
     });
   };
   (app as unknown as { handle: typeof handle }).handle = handle;
+}
+
+/** What `http.createServer(options)` takes to make its requests and responses with other constructors. */
+export type MessageClasses = Required<Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'>>;
+
+type NodeConstructor = (this: unknown, ...args: unknown[]) => void;
+
+/**
+ * Node's request and response constructors, with `app`'s request and response as their objects' prototypes
+ * (which extend node's own): a server made with them hands `app` objects it need not re-prototype. Changing
+ * the prototypes of every request's two objects cost about as much CPU as the rest of a cheap GET (V8 gives
+ * each a new map, and node's http code then misses its inline caches on them).
+ */
+export function expressMessageClasses(app: Express): MessageClasses {
+  function AppRequest(this: unknown, socket: Socket) {
+    (IncomingMessage as unknown as NodeConstructor).call(this, socket);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: unknown, req: IncomingMessage, options?: unknown) {
+    (ServerResponse as unknown as NodeConstructor).call(this, req, options);
+  }
+  AppResponse.prototype = app.response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
+  };
 }

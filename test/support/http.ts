@@ -90,9 +90,15 @@ export function claimsOf(token: string): any {
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
 }
 
-/** Serves `app` on a free loopback port while `run` uses its base URL, then closes it. */
-export async function withListening<T>(app: http.RequestListener, run: (base: string) => Promise<T>): Promise<T> {
-  const server = http.createServer(app);
+/** Serves `app` on a free loopback port (a server made with `options`) while `run` uses its base URL, then closes it. */
+export async function withListening<T>(
+  app: http.RequestListener,
+  run: (base: string) => Promise<T>,
+  options: http.ServerOptions = {},
+  onServer: (server: http.Server) => void = () => undefined,
+): Promise<T> {
+  const server = http.createServer(options, app);
+  onServer(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     return await run(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
