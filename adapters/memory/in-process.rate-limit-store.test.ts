@@ -43,4 +43,23 @@ describe('InProcessRateLimitStore sliding window', () => {
     clock.ms += 1000;
     expect((await store.hit('k', 4, 60)).allowed).toBe(true);
   });
+
+  it('drops the keys whose two windows have passed once a minute, and keeps the others', async () => {
+    jest.useFakeTimers({ doNotFake: ['Date', 'nextTick', 'queueMicrotask'] });
+    try {
+      const clock = new FakeClock();
+      const store = new InProcessRateLimitStore({ clock });
+      await store.hit('old', 5, 10);
+      await store.hit('recent', 5, 60);
+      clock.ms += 30_000; // 'old' is two 10-second windows behind; 'recent' is still in its window
+      await store.hit('fresh', 5, 10);
+      expect(store.keyCount).toBe(3);
+      jest.advanceTimersByTime(60_000);
+      expect(store.keyCount).toBe(2);
+      expect((await store.peek('recent', 5, 60)).remaining).toBe(4);
+      await store.close();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

@@ -10,17 +10,44 @@ const systemClock: Clock = { now: () => new Date() };
 // The counters only count; the limit is applied here, so rate-limiter-flexible itself never refuses.
 export const UNBOUNDED_POINTS = 2 ** 31 - 1;
 
-/** One key's current window: its counter, the two counter keys, and how far into the window `now` is. */
-export interface SlidingWindow {
-  counter: RateLimiterAbstract;
-  /** How long a counter key lives (two windows and a second). */
-  ttlSeconds: number;
+/** Where `now` falls among the clock-aligned windows of one length: the window's number and how far into it. */
+export interface WindowPosition {
   windowMs: number;
   now: number;
   index: number;
   fraction: number;
+}
+
+export function windowAt(now: number, windowSeconds: number): WindowPosition {
+  const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
+  const index = Math.floor(now / windowMs);
+  return { windowMs, now, index, fraction: (now - index * windowMs) / windowMs };
+}
+
+/** One key's current window: its counter, the two counter keys, and how far into the window `now` is. */
+export interface SlidingWindow extends WindowPosition {
+  counter: RateLimiterAbstract;
+  /** How long a counter key lives (two windows and a second). */
+  ttlSeconds: number;
   currentKey: string;
   previousKey: string;
+}
+
+/**
+ * The answer to a hit once it is counted (`current` includes it): allowed while
+ * `previous × (1 − elapsed fraction) + current ≤ limit`; a refused hit is to be given back by the caller.
+ */
+export function hitDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
+  const estimate = previous * (1 - w.fraction) + current;
+  if (estimate <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
+  return refusal(limit, previous, current - 1, w);
+}
+
+/** What a hit would get with these counts, none of them its own. */
+export function peekDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
+  const estimate = previous * (1 - w.fraction) + current + 1;
+  if (estimate <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate + 1)), retryAfterSeconds: 0 };
+  return refusal(limit, previous, current, w);
 }
 
 /**
@@ -48,22 +75,15 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
   async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const w = this.window(key, windowSeconds);
     const { current, previous } = await this.hitCounts(w);
-    const estimate = previous * (1 - w.fraction) + current;
-    if (estimate <= limit) {
-      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
-    }
-    await w.counter.reward(w.currentKey, 1);
-    return this.refusal(limit, previous, current - 1, w);
+    const decision = hitDecision(limit, previous, current, w);
+    if (!decision.allowed) await w.counter.reward(w.currentKey, 1);
+    return decision;
   }
 
   async peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
     const w = this.window(key, windowSeconds);
     const [current, previous] = await Promise.all([this.count(w.counter, w.currentKey), this.count(w.counter, w.previousKey)]);
-    const estimate = previous * (1 - w.fraction) + current + 1;
-    if (estimate <= limit) {
-      return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate + 1)), retryAfterSeconds: 0 };
-    }
-    return this.refusal(limit, previous, current, w);
+    return peekDecision(limit, previous, current, w);
   }
 
   async reset(key: string, windowSeconds: number): Promise<void> {
@@ -83,47 +103,31 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
   }
 
   private window(key: string, windowSeconds: number): SlidingWindow {
-    const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
-    const now = this.clock.now().getTime();
-    const index = Math.floor(now / windowMs);
-    const ttlSeconds = Math.ceil((2 * windowMs) / 1000) + 1;
-    let counter = this.counters.get(windowMs);
+    const at = windowAt(this.clock.now().getTime(), windowSeconds);
+    const ttlSeconds = Math.ceil((2 * at.windowMs) / 1000) + 1;
+    let counter = this.counters.get(at.windowMs);
     if (!counter) {
-      counter = this.makeCounter(`${windowMs}`, ttlSeconds);
-      this.counters.set(windowMs, counter);
+      counter = this.makeCounter(`${at.windowMs}`, ttlSeconds);
+      this.counters.set(at.windowMs, counter);
     }
-    return {
-      counter,
-      ttlSeconds,
-      windowMs,
-      now,
-      index,
-      fraction: (now - index * windowMs) / windowMs,
-      currentKey: `${key}:${index}`,
-      previousKey: `${key}:${index - 1}`,
-    };
+    return { ...at, counter, ttlSeconds, currentKey: `${key}:${at.index}`, previousKey: `${key}:${at.index - 1}` };
   }
 
   private async count(counter: RateLimiterAbstract, key: string): Promise<number> {
     const res: RateLimiterRes | null = await counter.get(key);
     return res ? Math.max(0, res.consumedPoints) : 0;
   }
+}
 
-  /** Earliest moment one more hit fits: later in this window as the previous one fades, or in the next one. */
-  private refusal(
-    limit: number,
-    previous: number,
-    current: number,
-    w: { windowMs: number; now: number; index: number },
-  ): RateLimitDecision {
-    let at: number;
-    const room = limit - current - 1;
-    if (previous > 0 && room >= 0) {
-      at = w.index * w.windowMs + w.windowMs * (1 - room / previous);
-    } else {
-      const fraction = current <= limit - 1 ? 0 : 1 - (limit - 1) / current;
-      at = (w.index + 1) * w.windowMs + w.windowMs * fraction;
-    }
-    return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((at - w.now) / 1000)) };
+/** Earliest moment one more hit fits: later in this window as the previous one fades, or in the next one. */
+function refusal(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
+  let at: number;
+  const room = limit - current - 1;
+  if (previous > 0 && room >= 0) {
+    at = w.index * w.windowMs + w.windowMs * (1 - room / previous);
+  } else {
+    const fraction = current <= limit - 1 ? 0 : 1 - (limit - 1) / current;
+    at = (w.index + 1) * w.windowMs + w.windowMs * fraction;
   }
+  return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((at - w.now) / 1000)) };
 }
