@@ -1,4 +1,4 @@
-import { IncomingMessage, type ServerOptions,ServerResponse } from 'node:http';
+import { IncomingMessage, type ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandler, Response } from 'express';
