@@ -15,7 +15,7 @@ import { createContainer } from './container';
 import type { ReplicaInit } from './http-replicas';
 import { buildInfrastructure } from './infrastructure';
 import { createLogger } from './logger';
-import { startApi, startGateway } from './roles';
+import { inProcessUpstream, startApi, startGateway } from './roles';
 
 /**
  * One HTTP replica of the `start` role (forked by startHttpReplicas): a gateway for the connections the
@@ -58,11 +58,7 @@ export async function runHttpReplica(): Promise<void> {
     const identities = createIdentityHandoff();
     const api = await startApi(container, 0, '127.0.0.1', identities);
     closers.unshift(() => api.close());
-    const upstream = {
-      host: '127.0.0.1',
-      port: api.address.port,
-      inProcess: { listener: api.listener, identities, messageClasses: api.listener.messageClasses },
-    };
+    const upstream = inProcessUpstream(api, identities);
     // Its own port on loopback is not published: clients' connections come from the primary (connection-front).
     // The per-request limits are reported to the primary in batches; the api's own (sign-in failures) are exact.
     const perRequest = viaPrimary.rateLimits ? new SyncedRateLimitStore(primary) : undefined;

@@ -10,7 +10,7 @@ import { startEmailListener } from './email-listener';
 import { type HttpReplicas, startHttpReplicas } from './http-replicas';
 import { buildInfrastructure, type Infrastructure, type InfrastructureOverrides } from './infrastructure';
 import { createLogger } from './logger';
-import { startApi, startGateway, startWorkers } from './roles';
+import { inProcessUpstream, startApi, startGateway, startWorkers } from './roles';
 
 export interface RunningPlatform {
   /** Where clients reach the platform (the real port when PORT was 0). */
@@ -59,11 +59,7 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
     api = await startApi(container, settings.role === 'start' ? 0 : settings.api.port, '127.0.0.1', identities);
     started.unshift(api);
     // Same process: body-less requests skip the loopback hop; the api still listens for the others.
-    const upstream = {
-      host: '127.0.0.1',
-      port: api.address.port,
-      inProcess: { listener: api.listener, identities, messageClasses: api.listener.messageClasses },
-    };
+    const upstream = inProcessUpstream(api, identities);
     const multiProcess = settings.httpProcesses > 1;
     // With replicas the public port is the front's, which hands connections to this gateway and theirs.
     gateway = await startGateway(

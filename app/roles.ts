@@ -74,6 +74,23 @@ export async function startApi(
   return { server, address: server.address() as AddressInfo, listener: app, close };
 }
 
+/**
+ * The api of this process as the gateway's upstream: a request the gateway has read whole is handed to the
+ * api's listener in memory, on request and response objects already of the api's kind, without the headers
+ * the api sets on every answer anyway; a streamed body still crosses loopback to the api's port.
+ */
+export function inProcessUpstream(
+  api: { address: AddressInfo; listener: ReturnType<typeof createApi> },
+  identities: IdentityHandoff,
+): Upstream {
+  const { listener } = api;
+  return {
+    host: '127.0.0.1',
+    port: api.address.port,
+    inProcess: { listener, identities, messageClasses: listener.messageClasses, headersOnEveryAnswer: listener.headersOnEveryAnswer },
+  };
+}
+
 export async function startGateway(
   container: Container,
   upstream: Upstream,

@@ -34,12 +34,15 @@ async function withInProcessBackend(withClasses: boolean, run: (fx: GatewayFixtu
       port: loopback.port,
       inProcess: {
         identities,
-        ...(withClasses ? { messageClasses: classes } : {}),
+        ...(withClasses ? { messageClasses: classes, headersOnEveryAnswer: new Set(['x-content-type-options']) } : {}),
         listener: (req, res) => {
           seen.push({
             backendKind: req instanceof classes.IncomingMessage && res instanceof classes.ServerResponse,
             userId: identities.take(req)?.identity.userId ?? null,
+            // what the gateway set before handing the exchange over
+            preset: { nosniff: res.getHeader('x-content-type-options') ?? null, referrer: res.getHeader('referrer-policy') ?? null },
           });
+          res.setHeader('x-content-type-options', 'nosniff');
           res.end('ok');
         },
       },
@@ -54,11 +57,13 @@ async function withInProcessBackend(withClasses: boolean, run: (fx: GatewayFixtu
 }
 
 describe('gateway: a backend in the same process', () => {
-  it("serves with the backend's request and response constructors when it names them", async () => {
+  it("serves with the backend's request and response constructors, and leaves it the headers it always sets, when it names them", async () => {
     await withInProcessBackend(true, async (fx, seen) => {
       const res = await fetch(`http://127.0.0.1:${fx.port}/api/agents`, { headers: { authorization: `Bearer ${fx.accessToken}` } });
       expect(await res.text()).toBe('ok');
-      expect(seen).toEqual([{ backendKind: true, userId: USER_ID }]);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(seen).toEqual([{ backendKind: true, userId: USER_ID, preset: { nosniff: null, referrer: 'no-referrer' } }]);
     });
   });
 
@@ -66,7 +71,7 @@ describe('gateway: a backend in the same process', () => {
     await withInProcessBackend(false, async (fx, seen) => {
       const res = await fetch(`http://127.0.0.1:${fx.port}/api/agents`, { headers: { authorization: `Bearer ${fx.accessToken}` } });
       expect(await res.text()).toBe('ok');
-      expect(seen).toEqual([{ backendKind: false, userId: USER_ID }]);
+      expect(seen).toEqual([{ backendKind: false, userId: USER_ID, preset: { nosniff: 'nosniff', referrer: 'no-referrer' } }]);
     });
   });
 });

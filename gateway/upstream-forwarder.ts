@@ -21,6 +21,8 @@ export type Upstream = ({ host: string; port: number } | { socketPath: string })
     identities: IdentityHandoff;
     /** The constructors of the requests and responses the listener expects; the gateway's server makes its own with them. */
     messageClasses?: Pick<ServerOptions, 'IncomingMessage' | 'ServerResponse'>;
+    /** Headers (lower-case) the listener sets on every answer: the gateway does not set them first only to be overwritten. */
+    headersOnEveryAnswer?: ReadonlySet<string>;
   };
 };
 
@@ -133,7 +135,8 @@ function handOver(backend: NonNullable<Upstream['inProcess']>, req: IncomingMess
   req.rawHeaders = raw;
   req.method = f.method;
   req.url = f.path;
-  for (const [name, value] of f.responseHeaders) res.setHeader(name, value);
+  const own = backend.headersOnEveryAnswer;
+  for (const [name, value] of f.responseHeaders) if (!own?.has(name)) res.setHeader(name, value);
   backend.identities.give(req, f.identity, f.body.kind === 'buffer' ? f.body.data : undefined);
   try {
     backend.listener(req, res);

@@ -105,10 +105,11 @@ export function createApiApp(options: ApiAppOptions) {
     identityOf: (req) => req.res?.locals.identity as ForwardedIdentity,
     resolveActor: options.resolveActor,
   });
+  const security = securityHeaders({ strictTransportSecurity: false });
   servePipeline(app, {
     front: middlewareChain(
       // Security headers on every answer, errors included; HSTS is the gateway's (it knows whether TLS was used).
-      securityHeaders({ strictTransportSecurity: false }),
+      security,
       requestLog(options.logRequests === false ? undefined : options.log),
       ...(options.traceRequest ? [options.traceRequest] : []),
       metrics.observe,
@@ -132,5 +133,10 @@ export function createApiApp(options: ApiAppOptions) {
       res.status(status).json(isOpenAiCompatiblePath(req.path) ? toOpenAiError(status, body) : body);
     },
   });
-  return Object.assign(app, { operationRoutes: operations.routes, messageClasses: expressMessageClasses(app) });
+  return Object.assign(app, {
+    operationRoutes: operations.routes,
+    messageClasses: expressMessageClasses(app),
+    /** What every answer carries whatever happens (a gateway in this process need not set them first). */
+    headersOnEveryAnswer: new Set([...security.names, 'x-request-id']),
+  });
 }

@@ -18,13 +18,24 @@ export function createHttpMetrics(): HttpMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  // One child per method, route and status: prom-client otherwise sorts and joins the labels on every answer.
+  const series = new Map<string, Histogram.Internal<'method' | 'route' | 'status'>>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = series.get(key);
+    if (!child) {
+      child = duration.labels(method, route, String(status));
+      series.set(key, child);
+    }
+    return child;
+  };
   return {
     registry,
     observe(req, res, next) {
-      const end = duration.startTimer();
+      const started = performance.now();
       res.once('finish', () => {
         const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
-        end({ method: req.method, route, status: String(res.statusCode) });
+        seriesOf(req.method, route, res.statusCode).observe((performance.now() - started) / 1000);
       });
       next();
     },

@@ -18,11 +18,13 @@ export function securityHeaders(options: Readonly<HelmetOptions>) {
   let outcome: unknown = 'pending';
   helmet(options)({} as never, recorder as never, (err?: unknown) => (outcome = err));
   if (outcome !== undefined) throw new Error('helmet did not answer synchronously; its headers cannot be computed once');
-  return (_req: Request, res: Response, next: NextFunction): void => {
+  const middleware = (_req: Request, res: Response, next: NextFunction): void => {
     for (const name of removed) res.removeHeader(name);
     for (const [name, value] of set) res.setHeader(name, value);
     next();
   };
+  /** The (lower-case) names of the headers it sets. */
+  return Object.assign(middleware, { names: set.map(([name]) => name.toLowerCase()) });
 }
 
 function hasFunction(value: unknown): boolean {
