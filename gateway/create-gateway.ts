@@ -61,6 +61,16 @@ type Auth =
 
 type Limited = RateLimitDecision | 'unavailable';
 
+/** What one exchange's outbound headers are made of. */
+interface Exchange {
+  req: IncomingMessage;
+  ip: string;
+  body: ForwardBody;
+  requestId: string;
+  traceHeaders: Record<string, string>;
+  lane: ReturnType<typeof classifyLane>;
+}
+
 /** The edge on :4000: checks the path, limits rates, verifies credentials, signs the identity, streams to the backend. */
 export function createGateway(options: GatewayOptions): Gateway {
   const { tokenSigner, verifyApiKey, rateLimitStore, limits, internalSecret, clock } = options;
@@ -226,18 +236,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (!body || res.destroyed || req.socket.destroyed) return; // the client left meanwhile
     const bodyDigest = digestOf(body);
     let signature = '';
-    const sign = (): Record<string, string> => {
-      const signed = signIdentity(internalSecret, auth.identity, {
-        method,
-        url,
-        bodyDigest,
-        nowMs: clock.now().getTime(),
-        // 122 random bits from node's buffered entropy: randomBytes(16) cost ~6 µs a call, randomUUID 0.4
-        nonce: randomUUID().replaceAll('-', ''),
-      });
-      signature = signed[IdentityHeader.signature]!;
-      return signed;
-    };
     try {
       // Refuse values that cannot travel as headers before anything is sent; signing itself (an HMAC and a
       // random nonce) waits until the loopback path asks for headers: the in-process path never does.
@@ -249,27 +247,46 @@ export function createGateway(options: GatewayOptions): Gateway {
       ['ratelimit-limit', String(decision.limit)],
       ['ratelimit-remaining', String(decision.remaining)],
     ];
-    const outbound = (signed: Record<string, string>): OutgoingHttpHeaders => {
-      const headers = forwardHeaders(req, ip, signed, body);
-      headers['x-request-id'] = requestId;
-      if (!trustProxy) for (const name of TRACE_HEADERS) delete headers[name];
-      Object.assign(headers, traceHeaders);
-      if (lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
-      return headers;
-    };
+    const identity = auth.identity;
+    const exchange: Exchange = { req, ip, body, requestId, traceHeaders, lane };
+    // Methods rather than arrows bound to names: under tsx, esbuild's keepNames names each such closure with a
+    // defineProperty, on every request.
     forwarder.forward(req, res, {
       method,
       path: url,
-      headers: () => outbound(sign()),
-      unsignedHeaders: () => outbound({}),
-      identity: auth.identity,
+      headers() {
+        const signed = signIdentity(internalSecret, identity, {
+          method,
+          url,
+          bodyDigest,
+          nowMs: clock.now().getTime(),
+          // 122 random bits from node's buffered entropy: randomBytes(16) cost ~6 µs a call, randomUUID 0.4
+          nonce: randomUUID().replaceAll('-', ''),
+        });
+        signature = signed[IdentityHeader.signature]!;
+        return outbound(exchange, signed);
+      },
+      unsignedHeaders() {
+        return outbound(exchange, {});
+      },
+      identity,
       body,
       responseHeaders: [...limitHeaders, ...SECURITY_HEADERS],
-      onUnreachable: (err) => {
+      onUnreachable(err) {
         report(err, 'upstream');
         fail(res, 502, 'Bad Gateway', 'The backend service is unreachable');
       },
     });
+  }
+
+  /** The headers an exchange goes to the backend with: the client's, less what only the edge may say, plus `signed`. */
+  function outbound(x: Exchange, signed: Record<string, string>): OutgoingHttpHeaders {
+    const headers = forwardHeaders(x.req, x.ip, signed, x.body);
+    headers['x-request-id'] = x.requestId;
+    if (!trustProxy) for (const name of TRACE_HEADERS) delete headers[name];
+    Object.assign(headers, x.traceHeaders);
+    if (x.lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
+    return headers;
   }
 
   const run = (req: IncomingMessage, res: ServerResponse, traceHeaders: Record<string, string>) =>

@@ -12,21 +12,29 @@ import type { ErrorRequestHandler, Express, NextFunction, Request, RequestHandle
  * or returns a promise that rejects passes its error on.
  */
 export function middlewareChain(...handlers: RequestHandler[]): RequestHandler {
-  return (req: Request, res: Response, done: NextFunction) => {
-    let index = 0;
-    const next = (signal?: unknown): void => {
-      if (signal && signal !== 'route') return done(signal);
-      const handler = handlers[index++];
-      if (!handler) return done();
-      try {
-        const returned: unknown = handler(req, res, next);
-        if (returned instanceof Promise) returned.catch((e: unknown) => done(e ?? new Error('Rejected promise')));
-      } catch (e) {
-        done(e);
-      }
-    };
-    next();
+  return (req: Request, res: Response, done: NextFunction) => chainStep(handlers, req, res, done)();
+}
+
+/**
+ * The `next` of one request's walk along `handlers`. Assigned to a property, not bound to a name: under tsx,
+ * esbuild's keepNames gives every closure bound to a name that name with a defineProperty (and the function a
+ * new map), on every request.
+ */
+function chainStep(handlers: RequestHandler[], req: Request, res: Response, done: NextFunction): (signal?: unknown) => void {
+  let index = 0;
+  const walk = { next: done as (signal?: unknown) => void };
+  walk.next = (signal?: unknown): void => {
+    if (signal && signal !== 'route') return done(signal);
+    const handler = handlers[index++];
+    if (!handler) return done();
+    try {
+      const returned: unknown = handler(req, res, walk.next);
+      if (returned instanceof Promise) returned.catch((e: unknown) => done(e ?? new Error('Rejected promise')));
+    } catch (e) {
+      done(e);
+    }
   };
+  return walk.next;
 }
 
 /**
@@ -72,26 +80,27 @@ export function servePipeline(app: Express, pipeline: Pipeline): void {
     if (!res.locals) res.locals = Object.create(null) as Response['locals'];
     req.originalUrl ||= req.url;
     req.baseUrl = '';
-    const failed = (err: unknown) => {
-      try {
-        pipeline.onError(err, req, res, () => res.end());
-      } catch {
-        // The last resort express's final handler was: a bare 500, or a cut connection mid-answer.
-        if (res.headersSent) return void res.destroy();
-        res.statusCode = 500;
-        res.end();
-      }
-    };
     pipeline.front(req, res, (signal?: unknown) => {
-      if (signal && signal !== 'route' && signal !== 'router') return failed(signal);
+      if (signal && signal !== 'route' && signal !== 'router') return answerError(pipeline, signal, req, res);
       try {
         pipeline.fallthrough(req, res);
       } catch (e) {
-        failed(e);
+        answerError(pipeline, e, req, res);
       }
     });
   };
   (app as unknown as { handle: typeof handle }).handle = handle;
+}
+
+function answerError(pipeline: Pipeline, err: unknown, req: Request, res: Response): void {
+  try {
+    pipeline.onError(err, req, res, () => res.end());
+  } catch {
+    // The last resort express's final handler was: a bare 500, or a cut connection mid-answer.
+    if (res.headersSent) return void res.destroy();
+    res.statusCode = 500;
+    res.end();
+  }
 }
 
 /** What `http.createServer(options)` takes to make its requests and responses with other constructors. */

@@ -95,7 +95,10 @@ export function withIdentityCache(
   inTransaction: () => boolean,
 ): Repositories {
   // Reads inside a transaction go to it (they may see its uncommitted writes) and are not remembered.
-  const cached = <T>(read: (c: IdentityCache) => Promise<T>, load: () => Promise<T>) => (inTransaction() ? load() : read(cache));
+  // `load` is written inline at each call, not as a named constant: tsx (esbuild's keepNames) would give every
+  // request's closure its name with a defineProperty, which costs more than the cached read.
+  const cached = <T>(read: (c: IdentityCache, load: () => Promise<T>) => Promise<T>, load: () => Promise<T>) =>
+    inTransaction() ? load() : read(cache, load);
   const forget = (message: IdentityInvalidation) => {
     cache.invalidate(message);
     afterTransaction(() => cache.invalidate(message));
@@ -105,14 +108,16 @@ export function withIdentityCache(
   return {
     ...repos,
     users: Object.assign(Object.create(users) as typeof users, {
-      findWithRole: (id: string, org: string | null) => {
-        const load = () => users.findWithRole(id, org);
-        return cached((c) => c.userWithRole(id, org, load), load);
-      },
-      findById: (id: string) => {
-        const load = () => users.findById(id);
-        return cached((c) => c.aboutUser(id, 'user', load), load);
-      },
+      findWithRole: (id: string, org: string | null) =>
+        cached(
+          (c, load) => c.userWithRole(id, org, load),
+          () => users.findWithRole(id, org),
+        ),
+      findById: (id: string) =>
+        cached(
+          (c, load) => c.aboutUser(id, 'user', load),
+          () => users.findById(id),
+        ),
       update: async (id: string, patch: Parameters<typeof users.update>[1], at: string) => {
         await users.update(id, patch, at);
         forgetUser(id);
@@ -124,10 +129,11 @@ export function withIdentityCache(
       },
     }),
     memberships: Object.assign(Object.create(memberships) as typeof memberships, {
-      listForUser: (userId: string) => {
-        const load = () => memberships.listForUser(userId);
-        return cached((c) => c.aboutUser(userId, 'memberships', load), load);
-      },
+      listForUser: (userId: string) =>
+        cached(
+          (c, load) => c.aboutUser(userId, 'memberships', load),
+          () => memberships.listForUser(userId),
+        ),
       add: async (m: Parameters<typeof memberships.add>[0]) => {
         await memberships.add(m);
         forgetUser(m.userId);
