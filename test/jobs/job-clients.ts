@@ -89,7 +89,12 @@ export async function readStream(p: TestPlatform, token: string, jobId: string, 
     headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
   });
   const text = await res.text();
-  const frames = text
+  return { status: res.status, contentType: res.headers.get('content-type'), text, frames: sseFrames(text) };
+}
+
+/** The event frames (those with data) of an SSE body. */
+export function sseFrames(text: string): { id?: string; event?: string; data: any }[] {
+  return text
     .split('\n\n')
     .filter((block) => block.includes('data: '))
     .map((block) => {
@@ -100,5 +105,4 @@ export async function readStream(p: TestPlatform, token: string, jobId: string, 
           ?.slice(name.length + 2);
       return { id: field('id'), event: field('event'), data: JSON.parse(field('data')!) };
     });
-  return { status: res.status, contentType: res.headers.get('content-type'), text, frames };
 }

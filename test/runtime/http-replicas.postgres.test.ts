@@ -2,11 +2,15 @@
  * `start` on a Postgres server with HTTP_PROCESSES=2: this process and one forked replica serve the public
  * port, connections handed out in turn. What a user relies on, whichever process answers a request: a
  * revoked API key is refused at once, a document uploaded to either is processed (the workers run in the
- * primary), a caller's rate limit counts the requests to both processes, and a replica that dies is replaced.
+ * primary), a job's progress streams to a client of either, a caller's rate limit counts the requests to both
+ * processes, and a replica that dies is replaced.
  *
  * Each request here opens its own connection: consecutive ones go to different processes.
  */
+import http from 'node:http';
+
 import { REPORT_EVERY_MS } from '../../adapters/ipc/synced.rate-limit-store';
+import { sseFrames } from '../jobs/job-clients';
 import { createKb } from '../knowledge/knowledge-support';
 import { waitFor } from '../public-chat/public-support';
 import { createScratchDatabase, describeWithRealServices, pgvectorOnServer, type ScratchDatabase } from '../support/databases';
@@ -19,6 +23,22 @@ const PER_PRINCIPAL = 30;
 /** One request on a connection of its own (no keep-alive), so the front hands it to the next process. */
 const fresh = (p: TestPlatform, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer) =>
   rawRequest(p.gatewayUrl, method, path, headers, body);
+
+/** A job's event stream on a connection of its own, read until the server closes it after the terminal event. */
+function streamOnFreshConnection(p: TestPlatform, token: string, jobId: string) {
+  const { hostname, port } = new URL(p.gatewayUrl);
+  return new Promise<{ status: number; frames: ReturnType<typeof sseFrames> }>((resolve, reject) => {
+    const headers = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
+    const req = http.request({ host: hostname, port: Number(port), path: `/api/jobs/${jobId}/events`, headers, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, frames: sseFrames(text) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const describeIfPgvector = pgvectorOnServer ? describeWithRealServices : describe.skip;
 
@@ -96,6 +116,36 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
       );
       expect(done.processingStatus).toBe('completed');
     }
+  });
+
+  it("streams a job's progress, made in the primary's workers, to clients of both processes", async () => {
+    const kb = await createKb(p, owner.accessToken, { name: 'Streamed' });
+    const form = new FormData();
+    const paragraphs = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} of the streamed guide: the keeper lights lamp ${i}.`);
+    form.append('file', new Blob([paragraphs.join('\n\n')], { type: 'text/markdown' }), 'streamed.md');
+    const encoded = new Response(form);
+    const uploaded = await fresh(
+      p,
+      'POST',
+      `/api/knowledge/kb/${kb.id}/documents`,
+      { authorization: `Bearer ${owner.accessToken}`, 'content-type': encoded.headers.get('content-type')! },
+      Buffer.from(await encoded.arrayBuffer()),
+    );
+    expect(uploaded.status).toBe(201);
+    // Two connections opened one after the other: the front hands one to each process.
+    const streams = await Promise.all([
+      streamOnFreshConnection(p, owner.accessToken, uploaded.body.jobId),
+      streamOnFreshConnection(p, owner.accessToken, uploaded.body.jobId),
+    ]);
+    for (const { status, frames } of streams) {
+      expect(status).toBe(200);
+      // The state replayed on connect, then each step as the job ran (relayed to the replica as it happened:
+      // without the relay its stream only has the replay and, at the next heartbeat's re-read, the end).
+      expect(frames.slice(0, -1).every((f) => f.event === 'progress')).toBe(true);
+      expect(frames.map((f) => f.data.step)).toEqual(expect.arrayContaining(['store', 'summary']));
+      expect(frames.at(-1)).toMatchObject({ event: 'done', data: { status: 'completed', progress: 100 } });
+    }
+    expect(streams[0]!.frames.at(-1)!.id).toBe(streams[1]!.frames.at(-1)!.id);
   });
 
   it('starts another replica when one dies', async () => {
