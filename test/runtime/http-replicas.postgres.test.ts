@@ -24,6 +24,15 @@ const PER_PRINCIPAL = 30;
 const fresh = (p: TestPlatform, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer) =>
   rawRequest(p.gatewayUrl, method, path, headers, body);
 
+/** A markdown document uploaded on a connection of its own. */
+async function uploadOnFreshConnection(p: TestPlatform, token: string, kbId: string, name: string, text: string) {
+  const form = new FormData();
+  form.append('file', new Blob([text], { type: 'text/markdown' }), name);
+  const encoded = new Response(form);
+  const headers = { authorization: `Bearer ${token}`, 'content-type': encoded.headers.get('content-type')! };
+  return fresh(p, 'POST', `/api/knowledge/kb/${kbId}/documents`, headers, Buffer.from(await encoded.arrayBuffer()));
+}
+
 /** A job's event stream on a connection of its own, read until the server closes it after the terminal event. */
 function streamOnFreshConnection(p: TestPlatform, token: string, jobId: string) {
   const { hostname, port } = new URL(p.gatewayUrl);
@@ -87,19 +96,12 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
     const kb = await createKb(p, owner.accessToken, { name: 'Replicated' });
     const ids: string[] = [];
     for (const name of ['one.md', 'two.md']) {
-      const form = new FormData();
-      form.append(
-        'file',
-        new Blob([`# ${name}\n\nThe replica handed this document to the primary's queue.`], { type: 'text/markdown' }),
-        name,
-      );
-      const encoded = new Response(form);
-      const r = await fresh(
+      const r = await uploadOnFreshConnection(
         p,
-        'POST',
-        `/api/knowledge/kb/${kb.id}/documents`,
-        { authorization: `Bearer ${owner.accessToken}`, 'content-type': encoded.headers.get('content-type')! },
-        Buffer.from(await encoded.arrayBuffer()),
+        owner.accessToken,
+        kb.id,
+        name,
+        `# ${name}\n\nThe replica handed this document to the primary's queue.`,
       );
       expect(r.status).toBe(201);
       ids.push(r.body.document.id);
@@ -120,17 +122,8 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
 
   it("streams a job's progress, made in the primary's workers, to clients of both processes", async () => {
     const kb = await createKb(p, owner.accessToken, { name: 'Streamed' });
-    const form = new FormData();
     const paragraphs = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} of the streamed guide: the keeper lights lamp ${i}.`);
-    form.append('file', new Blob([paragraphs.join('\n\n')], { type: 'text/markdown' }), 'streamed.md');
-    const encoded = new Response(form);
-    const uploaded = await fresh(
-      p,
-      'POST',
-      `/api/knowledge/kb/${kb.id}/documents`,
-      { authorization: `Bearer ${owner.accessToken}`, 'content-type': encoded.headers.get('content-type')! },
-      Buffer.from(await encoded.arrayBuffer()),
-    );
+    const uploaded = await uploadOnFreshConnection(p, owner.accessToken, kb.id, 'streamed.md', paragraphs.join('\n\n'));
     expect(uploaded.status).toBe(201);
     // Two connections opened one after the other: the front hands one to each process.
     const streams = await Promise.all([
