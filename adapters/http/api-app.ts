@@ -136,7 +136,7 @@ export function createApiApp(options: ApiAppOptions) {
   return Object.assign(app, {
     operationRoutes: operations.routes,
     messageClasses: expressMessageClasses(app),
-    /** What every answer carries whatever happens (a gateway in this process need not set them first). */
-    headersOnEveryAnswer: new Set([...security.names, 'x-request-id']),
+    /** Headers every answer carries whatever happens (a gateway in this process need not set them first). */
+    headersOnEveryAnswer: new Set(security.names),
   });
 }

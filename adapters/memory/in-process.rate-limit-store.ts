@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/ports/clock';
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
-import { hitDecision, peekDecision, windowAt, type WindowPosition } from '../rate-limiter-flexible/sliding-window.rate-limit-store';
+import { hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
+import { SystemClock } from '../system/system.clock';
 
 export interface InProcessRateLimitStoreOptions {
   /** Defaults to the system clock. */
@@ -12,8 +13,6 @@ export const inProcessRateLimitStoreOptionsSchema = {
   properties: {},
   additionalProperties: false,
 } as const;
-
-const systemClock: Clock = { now: () => new Date() };
 
 /** One key's hits in the window numbered `index` and in the one before it. */
 interface Counts {
@@ -39,7 +38,7 @@ export class InProcessRateLimitStore implements RateLimitStore {
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(options: InProcessRateLimitStoreOptions = {}) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? new SystemClock();
     this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
     this.sweeper.unref();
   }

@@ -2,27 +2,14 @@ import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 
 import type { Clock } from '../../core/ports/clock';
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
+import { hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
+import { SystemClock } from '../system/system.clock';
 
 /** Builds the rate-limiter-flexible counter for one window length (each counter key lives two windows). */
 export type CounterFactory = (keyPrefix: string, ttlSeconds: number) => RateLimiterAbstract;
 
-const systemClock: Clock = { now: () => new Date() };
 // The counters only count; the limit is applied here, so rate-limiter-flexible itself never refuses.
 export const UNBOUNDED_POINTS = 2 ** 31 - 1;
-
-/** Where `now` falls among the clock-aligned windows of one length: the window's number and how far into it. */
-export interface WindowPosition {
-  windowMs: number;
-  now: number;
-  index: number;
-  fraction: number;
-}
-
-export function windowAt(now: number, windowSeconds: number): WindowPosition {
-  const windowMs = Math.max(1, Math.round(windowSeconds * 1000));
-  const index = Math.floor(now / windowMs);
-  return { windowMs, now, index, fraction: (now - index * windowMs) / windowMs };
-}
 
 /** One key's current window: its counter, the two counter keys, and how far into the window `now` is. */
 export interface SlidingWindow extends WindowPosition {
@@ -31,23 +18,6 @@ export interface SlidingWindow extends WindowPosition {
   ttlSeconds: number;
   currentKey: string;
   previousKey: string;
-}
-
-/**
- * The answer to a hit once it is counted (`current` includes it): allowed while
- * `previous × (1 − elapsed fraction) + current ≤ limit`; a refused hit is to be given back by the caller.
- */
-export function hitDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
-  const estimate = previous * (1 - w.fraction) + current;
-  if (estimate <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
-  return refusal(limit, previous, current - 1, w);
-}
-
-/** What a hit would get with these counts, none of them its own. */
-export function peekDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
-  const estimate = previous * (1 - w.fraction) + current + 1;
-  if (estimate <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate + 1)), retryAfterSeconds: 0 };
-  return refusal(limit, previous, current, w);
 }
 
 /**
@@ -66,7 +36,7 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
     private readonly makeCounter: CounterFactory,
     options: { clock?: Clock; onClose?: () => Promise<void> } = {},
   ) {
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? new SystemClock();
     this.onClose = options.onClose;
   }
 
@@ -117,17 +87,4 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
     const res: RateLimiterRes | null = await counter.get(key);
     return res ? Math.max(0, res.consumedPoints) : 0;
   }
-}
-
-/** Earliest moment one more hit fits: later in this window as the previous one fades, or in the next one. */
-function refusal(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
-  let at: number;
-  const room = limit - current - 1;
-  if (previous > 0 && room >= 0) {
-    at = w.index * w.windowMs + w.windowMs * (1 - room / previous);
-  } else {
-    const fraction = current <= limit - 1 ? 0 : 1 - (limit - 1) / current;
-    at = (w.index + 1) * w.windowMs + w.windowMs * fraction;
-  }
-  return { allowed: false, limit, remaining: 0, retryAfterSeconds: Math.max(1, Math.ceil((at - w.now) / 1000)) };
 }
