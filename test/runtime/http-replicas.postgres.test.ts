@@ -122,10 +122,11 @@ describeIfPgvector('start with an HTTP replica on a Postgres server', () => {
 
   it("streams a job's progress, made in the primary's workers, to clients of both processes", async () => {
     const kb = await createKb(p, owner.accessToken, { name: 'Streamed' });
-    const paragraphs = Array.from({ length: 400 }, (_, i) => `Paragraph ${i} of the streamed guide: the keeper lights lamp ${i}.`);
+    const paragraphs = Array.from({ length: 1500 }, (_, i) => `Paragraph ${i} of the streamed guide: the keeper lights lamp ${i}.`);
     const uploaded = await uploadOnFreshConnection(p, owner.accessToken, kb.id, 'streamed.md', paragraphs.join('\n\n'));
     expect(uploaded.status).toBe(201);
-    // Two connections opened one after the other: the front hands one to each process.
+    // Two connections opened one after the other: the front hands one to each process. The document is large
+    // enough that both are open long before its last steps.
     const streams = await Promise.all([
       streamOnFreshConnection(p, owner.accessToken, uploaded.body.jobId),
       streamOnFreshConnection(p, owner.accessToken, uploaded.body.jobId),
