@@ -92,6 +92,15 @@ export function vectorIndexConformance(name: string, options: VectorIndexConform
       expect(vector.map((v) => v.chunk.content)).toEqual(['second version']);
     });
 
+    it('finds an upserted chunk by the words of its new text, no longer by the old', async () => {
+      const s = scope();
+      const c = chunk(s, 0, 'walrus tusks', unit(1));
+      await index.upsert([c]);
+      await index.upsert([{ ...c, content: 'penguin feathers' }]);
+      expect((await search(s, null, 'walrus')).text).toEqual([]);
+      expect((await search(s, null, 'penguin')).text.map((v) => v.chunk.content)).toEqual(['penguin feathers']);
+    });
+
     it('replaceDocument makes the given chunks the whole document, and is safe to repeat', async () => {
       const s = scope();
       const old = [0, 1, 2, 3].map((i) => chunk(s, i, `old chunk ${i}`, unit(i)));
