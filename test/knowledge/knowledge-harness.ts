@@ -59,8 +59,9 @@ export interface KnowledgeHarness {
 export async function createKnowledgeHarness(options: HarnessOptions = {}): Promise<KnowledgeHarness> {
   const db = options.database ?? (await openDatabase({ memory: true }));
   await migrate(db.knex, [relationalMigrations]);
-  // Large documents staged (PGVECTOR_DEFER_HNSW_ABOVE=256), so the pipeline suites cover that path too.
-  const vectorIndex = await PgvectorVectorIndex.open({ knex: db.knex, deferIndexAbove: 256 });
+  // The embedded store's defaults: large documents staged (PGVECTOR_DEFER_HNSW_ABOVE=256) and a new document
+  // written 16 rows a transaction (PGVECTOR_ROWS_PER_TRANSACTION), so the pipeline suites cover both paths.
+  const vectorIndex = await PgvectorVectorIndex.open({ knex: db.knex, deferIndexAbove: 256, rowsPerTransaction: 16 });
   const store = new KnexStore(db.knex);
   const dir = mkdtempSync(join(tmpdir(), 'kb-harness-'));
   const queue = new InProcessJobQueue({ logger: { warn: () => undefined } });
