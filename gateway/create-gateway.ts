@@ -49,7 +49,7 @@ const STRIPPED = new Set<string>([
   'x-request-id',
 ]);
 /** Trace context from a client is only continued behind a trusted proxy; the gateway's own span replaces it. */
-const TRACE_HEADERS = ['traceparent', 'tracestate'];
+const TRACE_HEADERS = new Set(['traceparent', 'tracestate']);
 
 const MISSING = 'Missing or invalid authorization header';
 const INTERNAL_ONLY = new Set(['/metrics', '/metrics/']);
@@ -171,31 +171,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     });
   }
 
-  function forwardHeaders(req: IncomingMessage, ip: string, signed: Record<string, string>, body: ForwardBody): OutgoingHttpHeaders {
-    const inbound = req.headers;
-    const connectionTokens = inbound.connection
-      ?.toLowerCase()
-      .split(',')
-      .map((t) => t.trim());
-    const out: OutgoingHttpHeaders = {};
-    for (const name in inbound) {
-      if (STRIPPED.has(name) || connectionTokens?.includes(name)) continue;
-      out[name] = inbound[name];
-    }
-    if (body.kind === 'buffer') out['content-length'] = String(body.data.length);
-    if (body.kind === 'stream') {
-      // Chunked, so that the signed digest of the body can follow it as a trailer.
-      delete out['content-length'];
-      out['transfer-encoding'] = 'chunked';
-      out.trailer = BODY_SIGNATURE_TRAILER;
-    }
-    out['x-forwarded-for'] = ip;
-    out['x-forwarded-proto'] = (trustProxy && firstValue(inbound['x-forwarded-proto'])) || 'http';
-    const host = (trustProxy && firstValue(inbound['x-forwarded-host'])) || inbound.host;
-    if (host) out['x-forwarded-host'] = host;
-    return Object.assign(out, signed);
-  }
-
   async function handle(req: IncomingMessage, res: ServerResponse, traceHeaders: Record<string, string>): Promise<void> {
     const method = req.method ?? 'GET';
     const url = req.url ?? '/';
@@ -281,12 +256,32 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   /** The headers an exchange goes to the backend with: the client's, less what only the edge may say, plus `signed`. */
   function outbound(x: Exchange, signed: Record<string, string>): OutgoingHttpHeaders {
-    const headers = forwardHeaders(x.req, x.ip, signed, x.body);
-    headers['x-request-id'] = x.requestId;
-    if (!trustProxy) for (const name of TRACE_HEADERS) delete headers[name];
-    Object.assign(headers, x.traceHeaders);
-    if (x.lane === 'api-key') delete headers.authorization; // the raw key stays at the edge
-    return headers;
+    const inbound = x.req.headers;
+    const connectionTokens = inbound.connection
+      ?.toLowerCase()
+      .split(',')
+      .map((t) => t.trim());
+    const out: OutgoingHttpHeaders = {};
+    for (const name in inbound) {
+      if (STRIPPED.has(name) || connectionTokens?.includes(name)) continue;
+      if (!trustProxy && TRACE_HEADERS.has(name)) continue;
+      if (x.lane === 'api-key' && name === 'authorization') continue; // the raw key stays at the edge
+      out[name] = inbound[name];
+    }
+    if (x.body.kind === 'buffer') out['content-length'] = String(x.body.data.length);
+    if (x.body.kind === 'stream') {
+      // Chunked, so that the signed digest of the body can follow it as a trailer.
+      delete out['content-length'];
+      out['transfer-encoding'] = 'chunked';
+      out.trailer = BODY_SIGNATURE_TRAILER;
+    }
+    out['x-forwarded-for'] = x.ip;
+    out['x-forwarded-proto'] = (trustProxy && firstValue(inbound['x-forwarded-proto'])) || 'http';
+    const host = (trustProxy && firstValue(inbound['x-forwarded-host'])) || inbound.host;
+    if (host) out['x-forwarded-host'] = host;
+    Object.assign(out, signed);
+    out['x-request-id'] = x.requestId;
+    return Object.assign(out, x.traceHeaders);
   }
 
   const run = (req: IncomingMessage, res: ServerResponse, traceHeaders: Record<string, string>) =>

@@ -156,6 +156,20 @@ describe('spoofed identity headers', () => {
     expect(r.json.headers.te).toBeUndefined();
     expect(r.json.headers['proxy-authorization']).toBeUndefined();
   });
+
+  it('replaces a client’s request id and trace context (no trusted proxy), and passes its other headers on', async () => {
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const r = await call(fx.port, {
+      path: '/health',
+      headers: { traceparent, tracestate: 'vendor=evil', 'x-request-id': 'client-chosen', 'accept-language': 'fr' },
+    });
+    const got = r.json.headers as Record<string, string>;
+    expect(got.traceparent).not.toBe(traceparent);
+    expect(got.tracestate).toBeUndefined();
+    expect(got['x-request-id']).toBe(r.headers['x-request-id']);
+    expect(got['x-request-id']).not.toBe('client-chosen');
+    expect(got['accept-language']).toBe('fr');
+  });
 });
 
 describe('dot segments', () => {
