@@ -15,7 +15,7 @@ import {
   signBodyTrailer,
   signIdentity,
 } from '../core/identity/gateway-signature';
-import type { ForwardedIdentity } from '../core/identity/token-claims';
+import type { AccessTokenClaims, ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
 import { isOpenAiCompatiblePath } from '../core/shared/openai-error';
 import { codeForStatus } from '../core/shared/status-codes';
@@ -93,6 +93,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
   }
 
+  /** The store's answer at once when it counts in this process; undefined when it must be awaited (`limit`). */
+  function limitNow(key: string, rule: RateLimitRule): Limited | undefined {
+    if (!rateLimitStore.hitNow) return undefined;
+    try {
+      return rateLimitStore.hitNow(key, rule.limit, rule.windowSeconds);
+    } catch (err) {
+      report(err, 'rate-limit-store');
+      return 'unavailable';
+    }
+  }
+
   async function userIdentity(token: string, ip: string, viaCookie: boolean): Promise<Auth> {
     let claims;
     try {
@@ -103,6 +114,10 @@ export function createGateway(options: GatewayOptions): Gateway {
       return { status: 503, error: 'Service Unavailable', message: 'Access tokens of the external issuer cannot be checked right now' };
     }
     if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
+    return claimsIdentity(claims, ip, viaCookie);
+  }
+
+  function claimsIdentity(claims: AccessTokenClaims, ip: string, viaCookie: boolean): Auth {
     const org = claims.organizations[0];
     return {
       identity: {
@@ -121,35 +136,44 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
   }
 
-  async function authenticate(lane: ReturnType<typeof classifyLane>, req: IncomingMessage, ip: string): Promise<Auth> {
+  async function keyIdentity(key: string, ip: string): Promise<Auth> {
+    let principal;
+    try {
+      principal = await verifyApiKey(key);
+    } catch (err) {
+      report(err, 'api-key-verification');
+      return { status: 503, error: 'Service Unavailable', message: 'API keys cannot be checked right now' };
+    }
+    if (!principal) return { status: 401, error: FAILED, message: 'Invalid or revoked API key' };
+    return {
+      identity: {
+        ...anonymousIdentity(ip),
+        organizationId: principal.organizationId,
+        apiKeyId: principal.keyId,
+        apiKeyScopes: principal.scopes,
+      },
+      principalKey: `key:${principal.keyId}`,
+      viaCookie: false,
+    };
+  }
+
+  /** The caller's identity: at once when nothing needs waiting for (a token verified before), else a promise. */
+  function authenticate(lane: ReturnType<typeof classifyLane>, req: IncomingMessage, ip: string): Auth | Promise<Auth> {
     if (lane === 'open') return { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
     if (lane === 'api-key') {
       const cred = bearerCredential(req.headers);
       if (cred.kind !== 'token') return { status: 401, error: MISSING, message: 'Send the API key as "Authorization: Bearer <API_KEY>"' };
-      let principal;
-      try {
-        principal = await verifyApiKey(cred.token);
-      } catch (err) {
-        report(err, 'api-key-verification');
-        return { status: 503, error: 'Service Unavailable', message: 'API keys cannot be checked right now' };
-      }
-      if (!principal) return { status: 401, error: FAILED, message: 'Invalid or revoked API key' };
-      return {
-        identity: {
-          ...anonymousIdentity(ip),
-          organizationId: principal.organizationId,
-          apiKeyId: principal.keyId,
-          apiKeyScopes: principal.scopes,
-        },
-        principalKey: `key:${principal.keyId}`,
-        viaCookie: false,
-      };
+      return keyIdentity(cred.token, ip);
     }
     const cred: Credential = bearerOrCookieCredential(req.headers);
     if (cred.kind === 'token' && cred.token.startsWith(KEY_PREFIX)) {
       return { status: 401, error: FAILED, message: 'API keys work on the /v1 API only; /api needs an access token from /api/auth/login' };
     }
-    if (cred.kind === 'token') return userIdentity(cred.token, ip, req.headers.authorization === undefined);
+    if (cred.kind === 'token') {
+      const viaCookie = req.headers.authorization === undefined;
+      const known = tokens.remembered(cred.token);
+      return known ? claimsIdentity(known, ip, viaCookie) : userIdentity(cred.token, ip, viaCookie);
+    }
     if (lane === 'public' && cred.kind === 'none') return { identity: anonymousIdentity(ip), principalKey: null, viaCookie: false };
     return {
       status: 401,
@@ -184,12 +208,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Operator endpoints of the api stay inside the deployment (scraped and probed on the api's own port).
     if (INTERNAL_ONLY.has(path.canonicalPath)) return fail(res, 404, 'Not Found', 'Not found');
 
+    // Each step below answers at once when it can (a local rate-limit store, a token verified before, no body):
+    // with AsyncLocalStorage on, every promise pays its hooks, and this path runs on every request.
     const ip = clientIp(req, trustProxy);
-    let decision = await limit(ipRateLimitKey(ip), limits.perIp);
+    const ipKey = ipRateLimitKey(ip);
+    let decision = limitNow(ipKey, limits.perIp) ?? (await limit(ipKey, limits.perIp));
     if (decision === 'unavailable' || !decision.allowed) return tooMany(res, decision, fail, 'ip');
 
     const lane = classifyLane(method, path.canonicalPath);
-    let auth = await authenticate(lane, req, ip);
+    const authenticating = authenticate(lane, req, ip);
+    let auth = authenticating instanceof Promise ? await authenticating : authenticating;
     if ('status' in auth) return fail(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
     if (auth.viaCookie) {
       const host = firstValue((trustProxy && req.headers['x-forwarded-host']) || req.headers.host);
@@ -200,14 +228,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     }
 
     if (auth.principalKey) {
-      const d = await limit(auth.principalKey, limits.perPrincipal);
+      const d = limitNow(auth.principalKey, limits.perPrincipal) ?? (await limit(auth.principalKey, limits.perPrincipal));
       if (d === 'unavailable' || !d.allowed) return tooMany(res, d, fail, 'principal');
       if (d.remaining < decision.remaining) decision = d;
     }
 
-    const body = await forwardBodyFor(req, bufferLimit, (digest) => ({
+    const reading = forwardBodyFor(req, bufferLimit, (digest) => ({
       [BODY_SIGNATURE_TRAILER]: signBodyTrailer(internalSecret, signature, digest),
     }));
+    const body = reading instanceof Promise ? await reading : reading;
     if (!body || res.destroyed || req.socket.destroyed) return; // the client left meanwhile
     const bodyDigest = digestOf(body);
     let signature = '';

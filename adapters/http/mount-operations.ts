@@ -159,7 +159,12 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
           actor: null,
           apiKey: null,
         };
-        await authenticate(o, ctx, options);
+        // The actor is awaited here, not in a helper: every async layer is one more promise (and its hooks) a request.
+        if (needsActor(o, identity)) {
+          ctx.actor = await options.resolveActor(identity);
+          if (!ctx.actor) throw new DomainError('AUTHENTICATION_FAILED', 'The account behind this token no longer exists');
+        }
+        authorizeApiKey(o, ctx);
         if (o.body && o.body !== 'multipart') assertJsonBody(req, res);
         if (o.body && o.body !== 'multipart' && (ctx.body === null || typeof ctx.body !== 'object' || Array.isArray(ctx.body))) {
           throw new DomainError('VALIDATION', 'Request body must be a JSON object');
@@ -195,13 +200,15 @@ export function mountOperations(operations: Operation[], handlers: HandlerMap, o
   return Object.assign(dispatch, { routes: router }); // every operation's route, for the contract test to list
 }
 
-async function authenticate(o: Operation, ctx: HandlerContext, options: MountOptions) {
+/** Whether the operation acts as a user (a user operation, or a public one called signed in); refuses one without a user. */
+function needsActor(o: Operation, id: ForwardedIdentity): boolean {
+  if (o.auth !== 'user' && !(o.auth === 'public' && id.userId)) return false;
+  if (!id.userId) throw new DomainError('MISSING_AUTHORIZATION', 'A bearer access token is required');
+  return true;
+}
+
+function authorizeApiKey(o: Operation, ctx: HandlerContext): void {
   const id = ctx.identity;
-  if (o.auth === 'user' || (o.auth === 'public' && id.userId)) {
-    if (!id.userId) throw new DomainError('MISSING_AUTHORIZATION', 'A bearer access token is required');
-    ctx.actor = await options.resolveActor(id);
-    if (!ctx.actor) throw new DomainError('AUTHENTICATION_FAILED', 'The account behind this token no longer exists');
-  }
   if (o.auth === 'apiKey') {
     if (!id.apiKeyId || !id.organizationId) throw new DomainError('MISSING_AUTHORIZATION', 'An API key is required');
     ctx.apiKey = { keyId: id.apiKeyId, organizationId: id.organizationId, scopes: id.apiKeyScopes };

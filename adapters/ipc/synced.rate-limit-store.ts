@@ -45,9 +45,13 @@ export class SyncedRateLimitStore implements RateLimitStore {
   ) {}
 
   async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return this.hitNow(key, limit, windowSeconds);
+  }
+
+  hitNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
     const refused = this.refusedByPlatform(key, limit);
     if (refused) return refused;
-    const own = await this.own.hit(key, limit, windowSeconds);
+    const own = this.own.hitNow(key, limit, windowSeconds);
     if (!own.allowed) return own;
     const pending = this.unreported.get(key);
     if (pending) pending.hits++;

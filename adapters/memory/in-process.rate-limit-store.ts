@@ -44,12 +44,16 @@ export class InProcessRateLimitStore implements RateLimitStore {
   }
 
   hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+    return Promise.resolve(this.hitNow(key, limit, windowSeconds));
+  }
+
+  hitNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
     const w = windowAt(this.clock.now().getTime(), windowSeconds);
     const counts = this.countsOf(key, w, true)!;
     counts.current += 1;
     const decision = hitDecision(limit, counts.previous, counts.current, w);
     if (!decision.allowed) counts.current -= 1; // refused hits are not counted
-    return Promise.resolve(decision);
+    return decision;
   }
 
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {

@@ -16,8 +16,12 @@ export interface IdentityCacheOptions {
 
 interface Entry<T> {
   value: T;
+  /** `value`, already resolved: a hit hands this out instead of making a promise (each costs its hooks). */
+  settled: Promise<T>;
   expires: number;
 }
+
+const entryOf = <T>(value: T, expires: number): Entry<T> => ({ value, settled: Promise.resolve(value), expires });
 
 /**
  * The hot identity reads of every request (the caller's user with their role, the user row and their
@@ -39,16 +43,16 @@ export class IdentityCache {
     this.maxEntries = options.maxEntries ?? 50_000;
   }
 
-  async userWithRole(userId: string, organizationId: string | null, load: () => Promise<UserWithRole>): Promise<UserWithRole> {
+  userWithRole(userId: string, organizationId: string | null, load: () => Promise<UserWithRole>): Promise<UserWithRole> {
     return this.read(this.users as Map<string, Entry<UserWithRole>>, `${userId}|role|${organizationId ?? ''}`, load);
   }
 
   /** Another read about one user (the user row, their memberships), forgotten with the user. */
-  async aboutUser<T>(userId: string, what: string, load: () => Promise<T>): Promise<T> {
+  aboutUser<T>(userId: string, what: string, load: () => Promise<T>): Promise<T> {
     return this.read(this.users as Map<string, Entry<T>>, `${userId}|${what}`, load);
   }
 
-  async apiKey(hash: string, load: () => Promise<ApiKey | null>): Promise<ApiKey | null> {
+  apiKey(hash: string, load: () => Promise<ApiKey | null>): Promise<ApiKey | null> {
     return this.read(this.keys, hash, load);
   }
 
@@ -68,17 +72,22 @@ export class IdentityCache {
 
   /** Keeps a cached key's advisory lastUsedAt in step, so it is not written on every request. */
   touched(id: string, at: string): void {
-    for (const e of this.keys.values()) if (e.value?.id === id) e.value = { ...e.value, lastUsedAt: at };
+    for (const [k, e] of this.keys) if (e.value?.id === id) this.keys.set(k, entryOf({ ...e.value, lastUsedAt: at }, e.expires));
   }
 
-  private async read<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  /** Not async: a hit returns the entry's settled promise, so the hot path makes none of its own. */
+  private read<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>): Promise<T> {
     const hit = map.get(key);
     const now = Date.now();
-    if (hit && hit.expires > now) return hit.value;
+    if (hit && hit.expires > now) return hit.settled;
+    return this.fill(map, key, load, now);
+  }
+
+  private async fill<T>(map: Map<string, Entry<T>>, key: string, load: () => Promise<T>, now: number): Promise<T> {
     const value = await load();
     if (value === null) return value; // unknown ids and hashes are not remembered: a later create needs no invalidation
     if (map.size >= this.maxEntries) map.clear(); // crude bound: a full cache restarts cold
-    map.set(key, { value, expires: now + this.options.ttlMs });
+    map.set(key, entryOf(value, now + this.options.ttlMs));
     return value;
   }
 }

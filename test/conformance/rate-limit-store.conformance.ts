@@ -42,6 +42,19 @@ export function rateLimitStoreConformance(name: string, makeFixture: () => Promi
       expect(denied.retryAfterSeconds).toBeLessThanOrEqual(120); // a sliding window forgets within two windows
     });
 
+    it('answers hitNow, where it has one, from the same counts as hit', async () => {
+      const hitNow = fx.store.hitNow?.bind(fx.store);
+      if (!hitNow) return; // a store that must wait for its counter (Redis) offers only hit
+      const k = key('now');
+      expect((await fx.store.hit(k, 3, 60)).remaining).toBe(2);
+      expect(hitNow(k, 3, 60)).toMatchObject({ allowed: true, remaining: 1 });
+      expect(hitNow(k, 3, 60)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await fx.store.hit(k, 3, 60)).allowed).toBe(false);
+      const refused = hitNow(k, 3, 60);
+      expect(refused.allowed).toBe(false);
+      expect(refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    });
+
     it('keeps keys independent', async () => {
       const a = key('a');
       const b = key('b');
