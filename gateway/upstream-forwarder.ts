@@ -77,43 +77,53 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
 
   function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
     if (upstream.inProcess && f.body.kind !== 'stream') return handOver(upstream.inProcess, req, res, f);
-    let current!: http.ClientRequest;
-    let settled = false;
-    const streamed = f.body.kind === 'stream';
-
-    const send = (mayRetry: boolean): void => {
-      const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers() });
-      current = up;
-      up.on('response', (upRes) => {
-        settled = true;
-        relayResponse(upRes, res, f.responseHeaders);
-      });
-      up.on('error', (err: NodeJS.ErrnoException) => {
-        if (settled || res.destroyed) return;
-        if (mayRetry && !streamed && up.reusedSocket && isRetryable(err)) return send(false);
-        settled = true;
-        if (streamed) {
-          req.unpipe(up);
-          req.resume();
-        }
-        f.onUnreachable(err);
-      });
-      if (f.body.kind === 'stream') pipeWithTrailer(req, up, f.body.trailer);
-      else if (f.body.kind === 'buffer') up.end(f.body.data);
-      else up.end();
-    };
-
+    const x: LoopbackExchange = { req, res, f, current: null, settled: false };
     res.on('close', () => {
       // The client went away (or the response ended): drop the backend exchange if it is still running.
-      if (!res.writableFinished) current.destroy();
+      if (!res.writableFinished) x.current?.destroy();
     });
-    send(true);
+    send(x, true);
+  }
+
+  // Declared once here, not per request inside `forward`: under tsx (keepNames) a closure bound to a name is
+  // named again every time it is made (test/architecture/hot-path-names.test.ts).
+  function send(x: LoopbackExchange, mayRetry: boolean): void {
+    const { req, res, f } = x;
+    const streamed = f.body.kind === 'stream';
+    const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers() });
+    x.current = up;
+    up.on('response', (upRes) => {
+      x.settled = true;
+      relayResponse(upRes, res, f.responseHeaders);
+    });
+    up.on('error', (err: NodeJS.ErrnoException) => {
+      if (x.settled || res.destroyed) return;
+      if (mayRetry && !streamed && up.reusedSocket && isRetryable(err)) return send(x, false);
+      x.settled = true;
+      if (streamed) {
+        req.unpipe(up);
+        req.resume();
+      }
+      f.onUnreachable(err);
+    });
+    if (f.body.kind === 'stream') pipeWithTrailer(req, up, f.body.trailer);
+    else if (f.body.kind === 'buffer') up.end(f.body.data);
+    else up.end();
   }
 
   return {
     forward,
     close: () => agent.destroy(),
   };
+}
+
+/** One request on its way over loopback: the attempt in flight, and whether the client has had an answer. */
+interface LoopbackExchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  f: ForwardRequest;
+  current: http.ClientRequest | null;
+  settled: boolean;
 }
 
 /**

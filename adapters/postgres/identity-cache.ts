@@ -157,10 +157,11 @@ export function withIdentityCache(
       },
     }),
     apiKeys: Object.assign(Object.create(apiKeys) as typeof apiKeys, {
-      findBySecretHash: (hash: string) => {
-        const load = () => apiKeys.findBySecretHash(hash);
-        return cached((c) => c.apiKey(hash, load), load);
-      },
+      findBySecretHash: (hash: string) =>
+        cached(
+          (c, load) => c.apiKey(hash, load),
+          () => apiKeys.findBySecretHash(hash),
+        ),
       revoke: async (org: string, id: string, at: string) => {
         const done = await apiKeys.revoke(org, id, at);
         forget({ kind: 'apiKey', id });
