@@ -10,7 +10,7 @@
 import type { Knex } from 'knex';
 
 import type { MigrationSet } from '../postgres/migrator';
-import { createBm25Statistics, createStatsTriggers } from './pgvector.bm25';
+import { createBm25Statistics, createStatsTriggers, replaceStatsFunction } from './pgvector.bm25';
 import { type HnswBuild, hnswDefinition, hnswIndexOf, PGVECTOR_HNSW_DEFAULTS, rebuildHnswIndexes } from './pgvector.hnsw';
 import { splitIdentifierSeparators, tsvExpression } from './pgvector.search-text';
 import { spaceFor, type VectorSpace } from './pgvector.space';
@@ -60,6 +60,7 @@ export const pgvectorMigrations = (hnsw: HnswBuild = PGVECTOR_HNSW_DEFAULTS): Mi
         for (const space of await listSpaces(db)) for (const t of [space.table, stagedTableOf(space)]) await shortenGinPendingList(db, t);
       },
     },
+    { name: '0073_text_stats_kept_while_moving', up: replaceStatsFunction },
   ],
 });
 

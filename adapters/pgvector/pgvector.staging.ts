@@ -8,6 +8,7 @@
  */
 import type { Knex } from 'knex';
 
+import { STATS_MOVING_SETTING } from './pgvector.bm25';
 import { CHUNK_COLUMNS, stagedTableOf, type VectorSpace } from './pgvector.schema';
 
 /** Rows linked into the graph per transaction: about 100 ms of the database on a small machine, so requests interleave. */
@@ -21,14 +22,17 @@ const updates = CHUNK_COLUMNS.filter((c) => c !== 'id')
 /**
  * Moves up to `limit` staged rows into the indexed table in one statement (a search sees each row in exactly
  * one of the two). A staged row is never older than an indexed row with its id (writers delete the other
- * table's copy first), so it wins a conflict. Returns the rows moved.
+ * table's copy first), so it wins a conflict. The statement marks itself a move for the BM25 statistics
+ * triggers, which then leave the moved rows' statistics as they are (the setting ends with its transaction,
+ * and the triggers run at the statement's end, after `moving` was read). Returns the rows moved.
  */
 export async function moveStagedRows(db: Knex, space: VectorSpace, limit = MOVE_BATCH): Promise<number> {
   const staged = stagedTableOf(space);
   const result = await db.raw(
     `WITH picked AS (SELECT id FROM ${staged} ORDER BY document_id, chunk_index LIMIT ? FOR UPDATE SKIP LOCKED),
+      moving AS (SELECT set_config('${STATS_MOVING_SETTING}', 'on', true) AS flag),
       moved AS (DELETE FROM ${staged} s USING picked WHERE s.id = picked.id RETURNING ${CHUNK_COLUMNS.map((c) => `s.${c}`).join(', ')})
-     INSERT INTO ${space.table} (${columns}) SELECT ${columns} FROM moved
+     INSERT INTO ${space.table} (${columns}) SELECT ${CHUNK_COLUMNS.map((c) => `moved.${c}`).join(', ')} FROM moved, moving
      ON CONFLICT (id) DO UPDATE SET ${updates}`,
     [limit],
   );
