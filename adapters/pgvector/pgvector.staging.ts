@@ -82,7 +82,8 @@ export class StagedRowsMover {
           const started = performance.now();
           if (this.closed || (await moveStagedRows(this.db, space)) === 0) break;
           // Someone else used the store meanwhile (our statement is one acquisition): a request's next statements
-          // run before our next batch, instead of each waiting behind one.
+          // run before our next batch, instead of each waiting behind one on the embedded store's one session. (A
+          // server, where staging is off by default, has no such queue; there the pause only slows the mover.)
           const contended = this.acquisitions() - before > 1;
           await new Promise<void>((r) =>
             contended ? setTimeout(r, Math.min(MAX_PAUSE_MS, performance.now() - started)) : setImmediate(r),
