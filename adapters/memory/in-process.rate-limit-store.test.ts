@@ -6,15 +6,19 @@ class FakeClock {
   now = () => new Date(this.ms);
 }
 
-rateLimitStoreConformance('in-process', async () => {
-  const clock = new FakeClock();
-  return {
-    store: new InProcessRateLimitStore({ clock }),
-    advance: async (ms) => {
-      clock.ms += ms;
-    },
-  };
-});
+rateLimitStoreConformance(
+  'in-process',
+  async () => {
+    const clock = new FakeClock();
+    return {
+      store: new InProcessRateLimitStore({ clock }),
+      advance: async (ms) => {
+        clock.ms += ms;
+      },
+    };
+  },
+  { answersAtOnce: true },
+);
 
 describe('InProcessRateLimitStore sliding window', () => {
   it('does not allow the fixed window’s double burst across a window boundary', async () => {

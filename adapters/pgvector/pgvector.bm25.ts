@@ -44,7 +44,7 @@ function budgetRows(budget: TextSelectBudget): string {
 /**
  * Set (transaction-local) by the mover of staged rows: its one statement deletes rows from the staged table and
  * inserts them unchanged into the indexed one, so their statistics stay as they are. Without this, each move
- * subtracted and added back every term of its rows (about a tenth of the time until a document is linked).
+ * subtracted and added back every term of its rows (about a sixth of the time until a document is linked).
  */
 export const STATS_MOVING_SETTING = 'kv.text_stats_moving';
 
