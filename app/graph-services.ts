@@ -9,6 +9,7 @@ import { GRAPH_QUEUE, type GraphDeps, type GraphJobPayload } from '../core/graph
 import { EXTRACTION_SCHEMA } from '../core/graph/model-extraction-schema';
 import { modelGraphExtractor } from '../core/graph/model-extractor';
 import { processGraphJob, ruleJudge } from '../core/graph/optimize';
+import { leasedHandler } from '../core/jobs/job-leases';
 import { defaultIngestionSteps, type IngestionStep } from '../core/knowledge/ingestion-steps';
 import type { GraphExtractor } from '../core/ports/graph-extractor';
 import type { HeavyWork } from '../core/ports/heavy-work';
@@ -16,6 +17,7 @@ import { DomainError, isDomainError } from '../core/shared/errors';
 import { ajvOptionsValidator } from '../plugins/kit/ajv-options-validator';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
+import { buildLeaseDeps, endJob } from './jobs-services';
 import { jobTracker } from './jobs-services';
 
 /**
@@ -82,9 +84,12 @@ export function buildGraphDeps(infra: Infrastructure, billing: BillingDeps): Gra
 export const graphOptimizeConsumer: Consumer<{ graph: GraphDeps }> = {
   queue: GRAPH_QUEUE,
   start: (infra, services) =>
-    infra.queue.consume<GraphJobPayload>(GRAPH_QUEUE, (job) => processGraphJob(services.graph, job), {
-      concurrency: 1,
-      maxAttempts: 3,
-      backoffMs: 2000,
-    }),
+    infra.queue.consume<GraphJobPayload>(
+      GRAPH_QUEUE,
+      leasedHandler(buildLeaseDeps(infra), (job) => processGraphJob(services.graph, job), {
+        maxAttempts: 3,
+        onExhausted: endJob(infra),
+      }),
+      { concurrency: 1, maxAttempts: 3, backoffMs: 2000 },
+    ),
 };

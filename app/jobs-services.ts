@@ -4,8 +4,11 @@
  * relay of the worker role that re-queues deliveries whose message was lost.
  * One JobDeps per infrastructure, so the api and the worker of a process share it.
  */
+import { isDatabaseUnavailable } from '../adapters/postgres/database-errors';
+import type { JobError } from '../core/jobs/job';
 import { DEFAULT_JOB_SETTINGS, type JobDeps } from '../core/jobs/job-deps';
 import { JobKindRegistry } from '../core/jobs/job-kinds';
+import { type LeaseDeps, reviveStalledJobs } from '../core/jobs/job-leases';
 import { JobTracker } from '../core/jobs/job-tracker';
 import type { Subscription } from '../core/ports/job-queue';
 import { buildJobKind } from '../core/provisioning/build-event';
@@ -81,17 +84,61 @@ export const webhookDeliveryConsumer: Consumer<object> = {
   },
 };
 
-/** Not a queue consumer: relays stalled deliveries at start and then every half relay delay. */
+/**
+ * Not a queue consumer: relays stalled deliveries at start and then every half relay delay, on one worker at a
+ * time (TickLeadership): two relays at once would queue the same attempt twice.
+ */
 export const webhookRelayConsumer: Consumer<object> = {
   queue: `${WEBHOOK_QUEUE}.relay`,
   async start(infra): Promise<Subscription> {
     const deps = buildWebhookDeps(infra);
     let running: Promise<unknown> = Promise.resolve();
     const tick = () => {
-      running = relayStalledWebhooks(deps).catch((error) => deps.log('error', 'webhook relay failed', error));
+      running = infra.leadership
+        .runExclusive(`${WEBHOOK_QUEUE}.relay`, () => relayStalledWebhooks(deps))
+        .catch((error) => deps.log('error', 'webhook relay failed', error));
     };
     tick();
     const timer = setInterval(tick, Math.floor(webhookRelayAfterMs(deps.settings) / 2));
+    timer.unref();
+    return {
+      close: async () => {
+        clearInterval(timer);
+        await running;
+      },
+    };
+  },
+};
+
+/** A leased job's end when its attempts ran out: failed with the reason (kinds with more to undo pass their own). */
+export const endJob =
+  (infra: Infrastructure) =>
+  async (job: { id: string }, error: JobError): Promise<void> =>
+    void (await jobTracker(infra).fail(job.id, error));
+
+export const buildLeaseDeps = (infra: Infrastructure): LeaseDeps => ({
+  store: infra.store,
+  clock: infra.clock,
+  queue: infra.queue,
+  log: (level, message, extra) => infra.log(level, message, extra),
+  leaseMs: infra.config.jobs.leaseMs,
+  isUnavailable: isDatabaseUnavailable,
+});
+
+/**
+ * Not a queue consumer: the sweeper of leased jobs (core/jobs/job-leases.ts), at start and then every half lease.
+ * At start, a queue whose messages died with the last process (embedded `start`) gets every unfinished job again.
+ */
+export const jobSweeperConsumer: Consumer<object> = {
+  queue: 'jobs.sweeper',
+  async start(infra): Promise<Subscription> {
+    const deps = buildLeaseDeps(infra);
+    let running: Promise<unknown> = Promise.resolve();
+    const sweep = (orphaned: boolean) => {
+      running = running.then(() => reviveStalledJobs(deps, { orphaned })).catch((error) => deps.log('error', 'job sweeper failed', error));
+    };
+    sweep(infra.queue.durable === false);
+    const timer = setInterval(() => sweep(false), Math.max(500, Math.floor(deps.leaseMs / 2)));
     timer.unref();
     return {
       close: async () => {

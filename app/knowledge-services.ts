@@ -1,8 +1,9 @@
 import { offloadedEmbedder } from '../adapters/local-ai/pooled-local.embedder';
 import type { BillingDeps } from '../core/billing/billing';
+import { leasedHandler } from '../core/jobs/job-leases';
 import { DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE } from '../core/knowledge/chunker';
 import type { IngestJobPayload } from '../core/knowledge/documents';
-import { processIngestJob } from '../core/knowledge/ingest-document';
+import { abandonIngestion, processIngestJob } from '../core/knowledge/ingest-document';
 import { INGEST_QUEUE, type KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import { tablePricing } from '../core/knowledge/pricing';
 import { bundledCatalogue } from '../core/models/bundled-catalogue';
@@ -10,7 +11,7 @@ import type { Job } from '../core/ports/job-queue';
 import type { Consumer } from './consumer';
 import { ingestionStepsWithGraph } from './graph-services';
 import type { Infrastructure } from './infrastructure';
-import { jobTracker } from './jobs-services';
+import { buildLeaseDeps, jobTracker } from './jobs-services';
 
 /** Attempts of one ingestion job (transient provider failures) before the document is marked failed. */
 export const INGEST_MAX_ATTEMPTS = 3;
@@ -73,7 +74,11 @@ export const knowledgeIngestConsumer: Consumer<{ knowledge: KnowledgeDeps }> = {
         infra.metrics.documentIngested(outcome, doc?.chunkCount ?? 0);
       }
     };
-    return infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, counted, {
+    const leased = leasedHandler(buildLeaseDeps(infra), counted, {
+      maxAttempts: INGEST_MAX_ATTEMPTS,
+      onExhausted: (job, error) => abandonIngestion(services.knowledge, job, error),
+    });
+    return infra.queue.consume<IngestJobPayload>(INGEST_QUEUE, leased, {
       concurrency: 2,
       maxAttempts: INGEST_MAX_ATTEMPTS,
       backoffMs: 2000,

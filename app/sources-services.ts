@@ -3,6 +3,7 @@
  * outbound fetcher of the knowledge adapters (OUTBOUND_ALLOW feeds its test-only allow list), the
  * `sources.sync` worker and the scheduler timer of the worker role.
  */
+import { leasedHandler } from '../core/jobs/job-leases';
 import type { KnowledgeDeps } from '../core/knowledge/knowledge-deps';
 import type { Subscription } from '../core/ports/job-queue';
 import { enqueueDueSyncs } from '../core/sources/schedule-syncs';
@@ -10,6 +11,7 @@ import { DEFAULT_SOURCES_SETTINGS, type SourcesDeps, SYNC_QUEUE, type SyncJobPay
 import { syncSource } from '../core/sources/sync-source';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
+import { buildLeaseDeps, endJob } from './jobs-services';
 
 /** How often the worker looks for sources due for a sync. */
 export const SCHEDULER_INTERVAL_MS = 60_000;
@@ -28,24 +30,31 @@ export function buildSourcesDeps(infra: Infrastructure, knowledge: KnowledgeDeps
 export const sourceSyncConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: SYNC_QUEUE,
   start: (infra, services) =>
-    infra.queue.consume<SyncJobPayload>(SYNC_QUEUE, async (job) => void (await syncSource(services.sources, job.payload, job.id)), {
-      concurrency: 2,
-      maxAttempts: 3,
-      backoffMs: 5000,
-    }),
+    infra.queue.consume<SyncJobPayload>(
+      SYNC_QUEUE,
+      leasedHandler(buildLeaseDeps(infra), async (job) => void (await syncSource(services.sources, job.payload, job.id)), {
+        maxAttempts: 3,
+        onExhausted: endJob(infra),
+      }),
+      { concurrency: 2, maxAttempts: 3, backoffMs: 5000 },
+    ),
 };
 
-/** Not a queue consumer: a timer in the worker role that queues due syncs (enqueueDueSyncs) every minute. */
+/**
+ * Not a queue consumer: a timer in the worker role that queues due syncs (enqueueDueSyncs) every minute, on one
+ * worker at a time (TickLeadership): two at once could queue the same source twice.
+ */
 export const sourceSchedulerConsumer: Consumer<{ sources: SourcesDeps }> = {
   queue: `${SYNC_QUEUE}.scheduler`,
-  async start(_infra, services): Promise<Subscription> {
+  async start(infra, services): Promise<Subscription> {
     const deps = services.sources;
     let running: Promise<unknown> = Promise.resolve();
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      running = enqueueDueSyncs(deps)
+      running = infra.leadership
+        .runExclusive(`${SYNC_QUEUE}.scheduler`, () => enqueueDueSyncs(deps))
         .catch((error) => deps.log('error', 'source scheduler tick failed', error))
         .finally(() => {
           busy = false;

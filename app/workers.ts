@@ -2,12 +2,12 @@ import type { Container } from 'inversify';
 
 import { startMetricsServer } from '../adapters/http/metrics-server';
 import { analyticsJobConsumer } from './analytics-services';
-import { channelInboundConsumer, channelOutboundConsumer } from './channels-services';
+import { channelDeliveryRelayConsumer, channelInboundConsumer, channelOutboundConsumer } from './channels-services';
 import type { Consumer } from './consumer';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { graphOptimizeConsumer } from './graph-services';
 import type { Infrastructure } from './infrastructure';
-import { webhookDeliveryConsumer, webhookRelayConsumer } from './jobs-services';
+import { jobSweeperConsumer, webhookDeliveryConsumer, webhookRelayConsumer } from './jobs-services';
 import { knowledgeIngestConsumer } from './knowledge-services';
 import { provisioningBuildConsumer, provisioningSweepConsumer } from './provisioning-services';
 import { attachmentExtractConsumer } from './public-chat-services';
@@ -27,7 +27,9 @@ export const consumers: Consumer<Services>[] = [
   provisioningSweepConsumer,
   channelInboundConsumer,
   channelOutboundConsumer,
+  channelDeliveryRelayConsumer,
   analyticsJobConsumer,
+  jobSweeperConsumer,
 ];
 
 export async function startWorkers(container: Container): Promise<{ close(): Promise<void> }> {

@@ -66,6 +66,7 @@ interface QueueState {
  */
 export class InProcessJobQueue implements JobQueue {
   readonly id = 'in-process';
+  readonly durable = false;
   private readonly queues = new Map<string, QueueState>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly running = new Set<Promise<void>>();

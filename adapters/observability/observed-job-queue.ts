@@ -22,6 +22,7 @@ const DEFAULT_MAX_ATTEMPTS = 5;
  */
 export class ObservedJobQueue implements JobQueue {
   readonly id: string;
+  readonly durable?: boolean;
 
   constructor(
     private readonly inner: JobQueue,
@@ -30,6 +31,7 @@ export class ObservedJobQueue implements JobQueue {
     private readonly tracing: JobTracing | null = null,
   ) {
     this.id = inner.id;
+    this.durable = inner.durable;
   }
 
   enqueue<T>(queue: string, payload: T, options: EnqueueOptions = {}): Promise<string> {

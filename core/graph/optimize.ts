@@ -42,7 +42,9 @@ export async function allEntities(deps: GraphDeps, scope: GraphScope): Promise<G
 async function startJob(deps: GraphDeps, actor: Actor, knowledgeBaseId: string, action: GraphJobPayload['action']) {
   const scope = await graphScope(deps, actor, knowledgeBaseId, 'edit');
   const jobId = deps.ids.uuid();
-  await deps.jobs?.start({
+  const payload: GraphJobPayload = { ...scope, action };
+  if (!deps.jobs) return deps.queue.enqueue<GraphJobPayload>(GRAPH_QUEUE, payload, { jobId });
+  await deps.jobs.start({
     id: jobId,
     organizationId: scope.organizationId,
     kind: GRAPH_JOB_KIND,
@@ -50,8 +52,8 @@ async function startJob(deps: GraphDeps, actor: Actor, knowledgeBaseId: string, 
     stepLabel: 'Waiting to start',
     reference: { knowledgeBaseId: scope.knowledgeBaseId, action },
     createdBy: actor.userId,
+    dispatch: { queue: GRAPH_QUEUE, payload },
   });
-  await deps.queue.enqueue<GraphJobPayload>(GRAPH_QUEUE, { ...scope, action }, { jobId });
   return jobId;
 }
 

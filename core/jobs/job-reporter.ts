@@ -1,4 +1,4 @@
-import type { JobChange, JobError, JobRecord } from './job';
+import type { JobChange, JobDispatch, JobError, JobRecord } from './job';
 
 export interface StartJobInput {
   /** Chosen by the caller (the queue job id of the work, so workers report without a lookup). */
@@ -13,6 +13,12 @@ export interface StartJobInput {
   /** Already checked (core/webhooks/webhook-url.ts). */
   webhookUrl?: string | null;
   createdBy?: string | null;
+  /**
+   * The queue message that runs the job. It is kept on the job's row (written with the caller's transaction, if
+   * one is open) and sent once that commits; a message that could not be sent or was lost is sent again by the
+   * sweeper (core/jobs/job-leases.ts), so an accepted job is never left without one.
+   */
+  dispatch?: JobDispatch;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Repositories } from '../ports/repositories';
 import { DomainError } from '../shared/errors';
 import { recordWebhook } from '../webhooks/webhooks';
-import { type JobChange, type JobError, type JobOutcome, type JobRecord } from './job';
+import { type JobChange, type JobDispatch, type JobError, type JobOutcome, type JobRecord } from './job';
 import { JOB_ID_PATTERN, type JobDeps, type JobNotice, jobTopic } from './job-deps';
 import type { JobReporter, StartJobInput } from './job-reporter';
 
@@ -36,33 +36,50 @@ export class JobTracker implements JobReporter {
     const now = this.deps.clock.now().toISOString();
     let created = false;
     const job = await this.deps.store.transaction(async (repos) => {
-      const r = await repos.jobs.create({
-        id: input.id,
-        organizationId: input.organizationId,
-        kind: input.kind,
-        status: 'queued',
-        progress: 0,
-        step: input.step ?? null,
-        stepLabel: input.stepLabel ?? null,
-        detail: input.detail ?? null,
-        error: null,
-        result: null,
-        body: input.body ?? {},
-        reference: input.reference ?? {},
-        webhookUrl: input.webhookUrl ?? null,
-        createdBy: input.createdBy ?? null,
-        createdAt: now,
-        updatedAt: now,
-        startedAt: null,
-        finishedAt: null,
-        emittedAt: now,
-      });
+      const r = await repos.jobs.create(
+        {
+          id: input.id,
+          organizationId: input.organizationId,
+          kind: input.kind,
+          status: 'queued',
+          progress: 0,
+          step: input.step ?? null,
+          stepLabel: input.stepLabel ?? null,
+          detail: input.detail ?? null,
+          error: null,
+          result: null,
+          body: input.body ?? {},
+          reference: input.reference ?? {},
+          webhookUrl: input.webhookUrl ?? null,
+          createdBy: input.createdBy ?? null,
+          createdAt: now,
+          updatedAt: now,
+          startedAt: null,
+          finishedAt: null,
+          emittedAt: now,
+        },
+        input.dispatch,
+      );
       created = r.created;
       if (created) await this.recordWebhook(repos, r.job, true);
       return r.job;
     });
     if (created) await this.publish(job);
+    if (created && input.dispatch) this.sendAfterCommit(job.id, input.dispatch);
     return job;
+  }
+
+  /** The outbox's first send; a failure is only logged: the sweeper sends the message later. */
+  private sendAfterCommit(jobId: string, dispatch: JobDispatch): void {
+    const { store, queue, clock, log } = this.deps;
+    store.afterCommit(async () => {
+      try {
+        await queue.enqueue(dispatch.queue, dispatch.payload, { jobId });
+        await store.repos.jobs.markDispatched(jobId, clock.now().toISOString());
+      } catch (error) {
+        log('warn', `job ${jobId}: its message could not be queued now; the sweeper will send it`, error);
+      }
+    });
   }
 
   async progress(jobId: string, change: JobChange): Promise<JobRecord | null> {

@@ -77,9 +77,59 @@ export interface JobEvent {
   emittedAt: string;
 }
 
+/** The queue message that runs a job: kept on its row, so the job can be dispatched again (the row is its outbox). */
+export interface JobDispatch {
+  queue: string;
+  payload: unknown;
+}
+
+/**
+ * What `claim` found: the job is now this worker's for one lease (`attempts` counts claims, across redeliveries,
+ * re-dispatches and restarts); or another worker's lease is live (`busy`); or it is terminal; or no row has that id.
+ */
+export type JobClaim = { state: 'claimed'; job: JobRecord; attempts: number } | { state: 'busy' | 'finished' | 'missing' };
+
+/** A non-terminal job nobody is running: its lease ran out, or its message was never sent or is overdue. */
+export interface StalledJob {
+  id: string;
+  organizationId: string;
+  kind: string;
+  dispatch: JobDispatch;
+  /** Claims so far. */
+  attempts: number;
+}
+
+export interface StalledQuery {
+  /** A lease that ran out before this instant means its worker died. */
+  leaseExpiredBefore: string;
+  /** A job without a lease last dispatched (or created) before this instant has lost its message. */
+  idleBefore: string;
+  /** Written as the new dispatch time of the jobs returned, so the next sweep leaves them alone for a while. */
+  at: string;
+  limit: number;
+  /** Only jobs whose message was never handed to the queue. */
+  unsentOnly?: boolean;
+}
+
 export interface JobRepository {
-  /** Inserts the job; when the id exists already the stored job is returned unchanged (`created` false). */
-  create(job: JobRecord): Promise<{ job: JobRecord; created: boolean }>;
+  /**
+   * Inserts the job (with its dispatch when given); when the id exists already the stored job is returned
+   * unchanged (`created` false).
+   */
+  create(job: JobRecord, dispatch?: JobDispatch): Promise<{ job: JobRecord; created: boolean }>;
+  /** Takes a queued or running job whose lease is free or ran out: attempts + 1, leased until `leaseUntil`. */
+  claim(id: string, leaseUntil: string, at: string): Promise<JobClaim>;
+  /** Extends the lease of the claim that counted `attempts`; false when that claim is no longer the job's. */
+  renewLease(id: string, attempts: number, leaseUntil: string): Promise<boolean>;
+  /** Ends the lease of the claim that counted `attempts` (the job may be claimed again at once). */
+  releaseLease(id: string, attempts: number): Promise<void>;
+  /** Records that the job's message was handed to the queue (null: it was not, after all). */
+  markDispatched(id: string, at: string | null): Promise<void>;
+  /**
+   * Non-terminal jobs with a dispatch that nobody runs (see StalledQuery), at most `limit`, marked dispatched at
+   * `at` and with their lease cleared in the same statement: concurrent sweepers never return the same job twice.
+   */
+  takeStalled(query: StalledQuery): Promise<StalledJob[]>;
   find(id: string): Promise<JobRecord | null>;
   /**
    * Applies a non-terminal change to a queued or running job (compare-and-set): status becomes running,

@@ -76,8 +76,10 @@ export interface IngestionJobOptions {
 }
 
 /**
- * Records the ingestion job (readable at `/api/jobs/:jobId` at once) and queues it, for a document whose row
- * says `pending` (new or retried).
+ * Records the ingestion job (readable at `/api/jobs/:jobId` at once) with its queue message, for a document whose
+ * row says `pending` (new or retried). Call it in the transaction that writes the document: the message is sent
+ * once that commits, and by the sweeper if it could not be (core/jobs/job-leases.ts), so an accepted document
+ * always gets processed and a failed write leaves neither a document nor a job behind.
  */
 export async function enqueueIngestion(
   deps: KnowledgeDeps,
@@ -85,28 +87,19 @@ export async function enqueueIngestion(
   jobId: string,
   options: IngestionJobOptions = {},
 ): Promise<string> {
-  try {
-    await deps.jobs?.start({
-      id: jobId,
-      organizationId: doc.organizationId,
-      kind: INGESTION_JOB_KIND,
-      stepLabel: 'Waiting to start',
-      reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId },
-      webhookUrl: options.webhookUrl ?? null,
-      createdBy: options.createdBy ?? null,
-    });
-    return await deps.queue.enqueue<IngestJobPayload>(INGEST_QUEUE, { organizationId: doc.organizationId, documentId: doc.id }, { jobId });
-  } catch (error) {
-    await deps.jobs
-      ?.fail(jobId, { code: 'not_queued', message: 'The processing job could not be queued; retry the document', retryable: true })
-      .catch(() => undefined);
-    const now = deps.clock.now().toISOString();
-    await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['pending'], 'failed', {
-      error: 'The processing job could not be queued; retry the document',
-      updatedAt: now,
-    });
-    throw error;
-  }
+  const payload: IngestJobPayload = { organizationId: doc.organizationId, documentId: doc.id };
+  if (!deps.jobs) return deps.queue.enqueue<IngestJobPayload>(INGEST_QUEUE, payload, { jobId });
+  await deps.jobs.start({
+    id: jobId,
+    organizationId: doc.organizationId,
+    kind: INGESTION_JOB_KIND,
+    stepLabel: 'Waiting to start',
+    reference: { documentId: doc.id, knowledgeBaseId: doc.knowledgeBaseId },
+    webhookUrl: options.webhookUrl ?? null,
+    createdBy: options.createdBy ?? null,
+    dispatch: { queue: INGEST_QUEUE, payload },
+  });
+  return jobId;
 }
 
 /**
@@ -136,7 +129,14 @@ export async function findDuplicateUpload(deps: KnowledgeDeps, actor: Actor, kno
   const kb = await knowledgeBaseFor(deps.store.repos, actor, knowledgeBaseId, 'edit');
   await checkUpload(deps, file); // a file that would be refused is refused, even when the same bytes are stored
   const existing = await deps.store.repos.documents.findUploadByContentHash(kb.organizationId, kb.id, uploadHash(file.bytes));
-  return existing ? toDocumentView(existing) : null;
+  if (!existing) return null;
+  // The same file again after a failure that was not the file's: processed again rather than called a duplicate.
+  if (await failedForInfrastructure(deps, existing)) {
+    const jobId = await requeueFailed(deps, existing, { createdBy: actor.userId });
+    const requeued = await deps.store.repos.documents.findById(existing.organizationId, existing.id);
+    return { document: toDocumentView(requeued ?? existing), requeuedJobId: jobId };
+  }
+  return { document: toDocumentView(existing), requeuedJobId: null };
 }
 
 export async function uploadDocument(
@@ -178,18 +178,21 @@ export async function uploadDocument(
   };
   await deps.blobs.put(doc.blobKey!, file.bytes, mimeType);
   try {
-    await deps.store.repos.documents.create(doc);
+    // The document, its job (with the queue message) and the audit line commit together or not at all.
+    await deps.store.transaction(async (repos) => {
+      await repos.documents.create(doc);
+      await enqueueIngestion(deps, doc, jobId, { webhookUrl, createdBy: actor.userId });
+      await audit(deps, repos, actor.userId, kb.organizationId, 'document.upload', ['document', id], {
+        knowledgeBaseId: kb.id,
+        filename,
+        mimeType,
+        bytes: file.bytes.length,
+      });
+    });
   } catch (error) {
     await deps.blobs.delete(doc.blobKey!).catch(() => undefined);
     throw error;
   }
-  await enqueueIngestion(deps, doc, jobId, { webhookUrl, createdBy: actor.userId });
-  await audit(deps, deps.store.repos, actor.userId, kb.organizationId, 'document.upload', ['document', id], {
-    knowledgeBaseId: kb.id,
-    filename,
-    mimeType,
-    bytes: file.bytes.length,
-  });
   return { document: toDocumentView(doc), jobId, message: 'Document uploaded; processing started' };
 }
 
@@ -246,16 +249,33 @@ export async function retryDocument(
   if (doc.processingStatus !== 'failed') {
     throw new DomainError('INVALID_STATE', `Only failed documents can be retried; this one is ${doc.processingStatus}`);
   }
-  const jobId = deps.ids.uuid();
-  const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['failed'], 'pending', {
-    jobId,
-    error: null,
-    updatedAt: deps.clock.now().toISOString(),
-  });
-  if (!moved) throw new DomainError('INVALID_STATE', 'The document changed state meanwhile; reload it');
-  const previous = doc.jobId ? await deps.store.repos.jobs.find(doc.jobId) : null;
-  await enqueueIngestion(deps, moved, jobId, { webhookUrl: requested ?? previous?.webhookUrl ?? null, createdBy: actor.userId });
+  const jobId = await requeueFailed(deps, doc, { webhookUrl: requested, createdBy: actor.userId });
   return { message: 'Document queued for processing', documentId: doc.id, jobId };
+}
+
+/** A failed document back to pending with a new job (keeping the failed job's webhook unless another is named). */
+async function requeueFailed(deps: KnowledgeDeps, doc: KnowledgeDocument, options: IngestionJobOptions): Promise<string> {
+  const jobId = deps.ids.uuid();
+  return deps.store.transaction(async (repos) => {
+    const moved = await repos.documents.transition(doc.organizationId, doc.id, ['failed'], 'pending', {
+      jobId,
+      error: null,
+      updatedAt: deps.clock.now().toISOString(),
+    });
+    if (!moved) throw new DomainError('INVALID_STATE', 'The document changed state meanwhile; reload it');
+    const previous = doc.jobId ? await repos.jobs.find(doc.jobId) : null;
+    return enqueueIngestion(deps, moved, jobId, {
+      webhookUrl: options.webhookUrl ?? previous?.webhookUrl ?? null,
+      createdBy: options.createdBy,
+    });
+  });
+}
+
+/** Failed for a reason outside the file (interrupted, the database or a provider away): worth processing again. */
+async function failedForInfrastructure(deps: KnowledgeDeps, doc: KnowledgeDocument): Promise<boolean> {
+  if (doc.processingStatus !== 'failed' || !doc.jobId) return false;
+  const job = await deps.store.repos.jobs.find(doc.jobId);
+  return job?.error?.retryable === true;
 }
 
 export interface ExtractedText {
@@ -309,16 +329,19 @@ export async function reindexKnowledgeBase(deps: KnowledgeDeps, knowledgeBaseId:
     for (const doc of items) {
       const jobId = deps.ids.uuid();
       const at = deps.clock.now().toISOString();
-      const moved = await deps.store.repos.documents.transition(doc.organizationId, doc.id, ['completed', 'failed'], 'pending', {
-        jobId,
-        error: null,
-        updatedAt: at,
+      const moved = await deps.store.transaction(async (repos) => {
+        const pending = await repos.documents.transition(doc.organizationId, doc.id, ['completed', 'failed'], 'pending', {
+          jobId,
+          error: null,
+          updatedAt: at,
+        });
+        if (pending) await enqueueIngestion(deps, pending, jobId, { createdBy: null });
+        return pending;
       });
       if (!moved) {
         skipped++;
         continue;
       }
-      await enqueueIngestion(deps, moved, jobId, { createdBy: null });
       queued.push({ documentId: doc.id, jobId });
     }
     if (items.length < 200) break;

@@ -1,4 +1,5 @@
 import { charge } from '../billing/billing';
+import type { JobError } from '../jobs/job';
 import type { Job } from '../ports/job-queue';
 import { isDomainError } from '../shared/errors';
 import type { IngestJobPayload } from './documents';
@@ -150,38 +151,48 @@ export async function processIngestJob(
   }
 
   const model = deps.embedder.model;
-  await charge(deps.billing, {
-    organizationId,
-    kind: 'document_processing',
-    model,
-    promptTokens: ctx.usage.embeddingTokens,
-    providerCostUsd: deps.pricing.embeddingUsd(model, ctx.usage.embeddingTokens),
-    reference: { documentId, knowledgeBaseId: document.knowledgeBaseId, chunks: ctx.chunks.length },
-  });
-  const completed = await repos.documents.transition(
-    organizationId,
-    documentId,
-    ['processing'],
-    'completed',
-    {
-      chunkCount: ctx.chunks.length,
-      contentHash: document.contentHash ?? loadedHash(ctx),
-      summary: ctx.digest?.summary ?? null,
-      topics: ctx.digest?.topics ?? [],
-      metadata: {
-        ...document.metadata,
-        ...(ctx.loaded?.metadata ?? {}),
-        ...ctx.metadata,
-        counters: ctx.counters,
-        stepMs,
-        ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}),
+  // The charge and the state it pays for commit together: a worker that dies between them bills nothing, and a
+  // redelivered job finds the document completed and bills nothing again.
+  const completed = await deps.store.transaction(async (trx) => {
+    const done = await trx.documents.transition(
+      organizationId,
+      documentId,
+      ['processing'],
+      'completed',
+      {
+        chunkCount: ctx.chunks.length,
+        contentHash: document.contentHash ?? loadedHash(ctx),
+        summary: ctx.digest?.summary ?? null,
+        topics: ctx.digest?.topics ?? [],
+        metadata: {
+          ...document.metadata,
+          ...(ctx.loaded?.metadata ?? {}),
+          ...ctx.metadata,
+          counters: ctx.counters,
+          stepMs,
+          ...(Object.keys(ctx.warnings).length ? { warnings: ctx.warnings } : {}),
+        },
+        error: null,
+        processedAt: now(),
+        updatedAt: now(),
       },
-      error: null,
-      processedAt: now(),
-      updatedAt: now(),
-    },
-    { jobId: job.id },
-  );
+      { jobId: job.id },
+    );
+    if (done)
+      await charge(
+        deps.billing,
+        {
+          organizationId,
+          kind: 'document_processing',
+          model,
+          promptTokens: ctx.usage.embeddingTokens,
+          providerCostUsd: deps.pricing.embeddingUsd(model, ctx.usage.embeddingTokens),
+          reference: { documentId, knowledgeBaseId: document.knowledgeBaseId, chunks: ctx.chunks.length },
+        },
+        trx,
+      );
+    return done;
+  });
   if (!completed) {
     // deleted (or retried) while we were writing: do not leave its chunks behind
     if (!(await repos.documents.findById(organizationId, documentId))) {
@@ -193,4 +204,26 @@ export async function processIngestJob(
   }
   await progress.completed({ documentId, knowledgeBaseId: document.knowledgeBaseId, chunkCount: ctx.chunks.length }, ctx.warnings);
   return 'completed';
+}
+
+/**
+ * A document whose every attempt was interrupted (its worker died, the database was away): failed with the reason,
+ * its partial chunks and graph facts removed, its job failed, so it can be retried and nothing counts half of it.
+ */
+export async function abandonIngestion(deps: KnowledgeDeps, job: Job<IngestJobPayload>, error: JobError): Promise<void> {
+  const { organizationId, documentId } = job.payload;
+  const repos = deps.store.repos;
+  const failed = await repos.documents.transition(
+    organizationId,
+    documentId,
+    ['pending', 'processing'],
+    'failed',
+    { error: error.message, chunkCount: 0, updatedAt: deps.clock.now().toISOString() },
+    { jobId: job.id },
+  );
+  if (failed) {
+    await deps.vectorIndex.deleteByDocument(organizationId, documentId);
+    await deps.graph?.deleteByDocument({ organizationId, knowledgeBaseId: failed.knowledgeBaseId }, documentId);
+  }
+  await deps.jobs?.fail(job.id, error);
 }

@@ -70,49 +70,54 @@ export async function ingestText(deps: KnowledgeDeps, input: IngestTextInput): P
     ...(input.metadata ?? {}),
     ...(input.contentType ? { contentType: input.contentType } : {}),
   };
-  let doc: KnowledgeDocument | null;
-  if (existing) {
-    doc = await repos.documents.update(kb.organizationId, existing.id, {
-      title,
-      mimeType: 'text/plain',
-      fileSizeBytes: bytes.length,
-      processingStatus: 'pending',
-      error: null,
-      blobKey,
-      contentHash: hash,
-      metadata,
-      jobId,
-      updatedAt: now,
-    });
-    if (!doc) throw new DomainError('NOT_FOUND', 'Document not found');
-  } else {
-    doc = {
-      id,
-      organizationId: kb.organizationId,
-      knowledgeBaseId: kb.id,
-      title,
-      mimeType: 'text/plain',
-      fileSizeBytes: bytes.length,
-      processingStatus: 'pending',
-      error: null,
-      chunkCount: 0,
-      blobKey,
-      contentHash: hash,
-      sourceId: input.sourceId ?? null,
-      sourceItemKey: input.itemKey ?? null,
-      summary: null,
-      topics: [],
-      metadata,
-      jobId,
-      createdBy: input.createdBy ?? null,
-      createdAt: now,
-      updatedAt: now,
-      processedAt: null,
-    };
-    await repos.documents.create(doc);
-  }
-  await recordItem(doc.id);
-  await enqueueIngestion(deps, doc, jobId);
+  // The document, its source item and its job (with the queue message) commit together.
+  const doc = await deps.store.transaction(async () => {
+    let doc: KnowledgeDocument;
+    if (existing) {
+      const updated = await repos.documents.update(kb.organizationId, existing.id, {
+        title,
+        mimeType: 'text/plain',
+        fileSizeBytes: bytes.length,
+        processingStatus: 'pending',
+        error: null,
+        blobKey,
+        contentHash: hash,
+        metadata,
+        jobId,
+        updatedAt: now,
+      });
+      if (!updated) throw new DomainError('NOT_FOUND', 'Document not found');
+      doc = updated;
+    } else {
+      doc = {
+        id,
+        organizationId: kb.organizationId,
+        knowledgeBaseId: kb.id,
+        title,
+        mimeType: 'text/plain',
+        fileSizeBytes: bytes.length,
+        processingStatus: 'pending',
+        error: null,
+        chunkCount: 0,
+        blobKey,
+        contentHash: hash,
+        sourceId: input.sourceId ?? null,
+        sourceItemKey: input.itemKey ?? null,
+        summary: null,
+        topics: [],
+        metadata,
+        jobId,
+        createdBy: input.createdBy ?? null,
+        createdAt: now,
+        updatedAt: now,
+        processedAt: null,
+      };
+      await repos.documents.create(doc);
+    }
+    await recordItem(doc.id);
+    await enqueueIngestion(deps, doc, jobId);
+    return doc;
+  });
   return { document: toDocumentView(doc), jobId, outcome: existing ? 'updated' : 'created', contentHash: hash };
 }
 

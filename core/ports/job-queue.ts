@@ -44,6 +44,11 @@ export interface Subscription {
  */
 export interface JobQueue {
   readonly id: string;
+  /**
+   * False when messages die with the process that holds them (the in-process queue): whoever owns the data then
+   * sends every unfinished job's message again at boot. Absent: messages survive (a broker).
+   */
+  readonly durable?: boolean;
   enqueue<T>(queue: string, payload: T, options?: EnqueueOptions): Promise<string>;
   consume<T>(queue: string, handler: JobHandler<T>, options?: ConsumeOptions): Promise<Subscription>;
   /** Jobs that exhausted their attempts, newest last (for operators and tests). */

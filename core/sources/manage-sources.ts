@@ -35,7 +35,10 @@ export function resolveSource(deps: SourcesDeps, input: { url: string; sourceTyp
   return { plugin, type, url, options };
 }
 
-/** Records the sync job (readable at `/api/jobs/:jobId`, with its optional webhook) and queues it. */
+/**
+ * Records the sync job (readable at `/api/jobs/:jobId`, with its optional webhook) with its queue message, sent once
+ * the caller's transaction commits (and by the sweeper if it could not be).
+ */
 export async function enqueueSync(
   deps: SourcesDeps,
   source: KnowledgeSource,
@@ -43,19 +46,10 @@ export async function enqueueSync(
   options: { webhookUrl?: string | null; createdBy?: string | null } = {},
 ): Promise<string> {
   const jobId = deps.knowledge.ids.uuid();
-  await startSyncJob(deps, jobId, source, options);
-  try {
-    return await deps.knowledge.queue.enqueue<SyncJobPayload>(
-      SYNC_QUEUE,
-      { organizationId: source.organizationId, sourceId: source.id, reason },
-      { jobId },
-    );
-  } catch (error) {
-    await deps.knowledge.jobs
-      ?.fail(jobId, { code: 'not_queued', message: 'The sync could not be queued; try again', retryable: true })
-      .catch(() => undefined);
-    throw error;
-  }
+  const payload: SyncJobPayload = { organizationId: source.organizationId, sourceId: source.id, reason };
+  if (!deps.knowledge.jobs) return deps.knowledge.queue.enqueue<SyncJobPayload>(SYNC_QUEUE, payload, { jobId });
+  await startSyncJob(deps, jobId, source, { ...options, dispatch: { queue: SYNC_QUEUE, payload } });
+  return jobId;
 }
 
 async function itemCount(deps: SourcesDeps, sourceId: string) {

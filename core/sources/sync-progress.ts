@@ -1,3 +1,4 @@
+import type { JobDispatch } from '../jobs/job';
 /**
  * A source sync as a job (DECISIONS "Jobs", kind `source_sync`): reading the source, then indexing its items
  * (progress by items done), then completed with the sync report or failed with the reason. Best effort like
@@ -14,7 +15,7 @@ export async function startSyncJob(
   deps: SourcesDeps,
   jobId: string,
   source: KnowledgeSource,
-  options: { webhookUrl?: string | null; createdBy?: string | null } = {},
+  options: { webhookUrl?: string | null; createdBy?: string | null; dispatch?: JobDispatch } = {},
 ) {
   await deps.knowledge.jobs?.start({
     id: jobId,
@@ -24,6 +25,7 @@ export async function startSyncJob(
     reference: { sourceId: source.id, knowledgeBaseId: source.knowledgeBaseId, url: source.url },
     webhookUrl: options.webhookUrl ?? null,
     createdBy: options.createdBy ?? null,
+    ...(options.dispatch ? { dispatch: options.dispatch } : {}),
   });
 }
 

@@ -53,7 +53,12 @@ export function knowledgeRoutes(d: KnowledgeDeps): HandlerMap {
       if (ctx.query.allowDuplicate !== true) {
         const existing = await findDuplicateUpload(d, actor, ctx.params.id, upload);
         const message = 'This knowledge base already holds a document with the same content; send allowDuplicate=true to store it again';
-        if (existing) return ok({ document: existing, duplicate: true, message }, 200);
+        if (existing?.requeuedJobId)
+          return ok(
+            { document: existing.document, jobId: existing.requeuedJobId, message: 'The document had failed; processing started again' },
+            201,
+          );
+        if (existing) return ok({ document: existing.document, duplicate: true, message }, 200);
       }
       const options = { webhookUrl: file.fields.webhookUrl ?? ctx.query.webhookUrl };
       return ok(await uploadDocument(d, actor, ctx.params.id, upload, options), 201);

@@ -1,4 +1,14 @@
-import type { JobChange, JobOutcome, JobRecord, JobRepository, JobStatus } from '../../../core/jobs/job';
+import type {
+  JobChange,
+  JobClaim,
+  JobDispatch,
+  JobOutcome,
+  JobRecord,
+  JobRepository,
+  JobStatus,
+  StalledJob,
+  StalledQuery,
+} from '../../../core/jobs/job';
 import type { DbHandle } from '../db-handle';
 import { iso, isoOrNull } from './rows';
 
@@ -29,7 +39,7 @@ const ACTIVE: JobStatus[] = ['queued', 'running'];
 export class KnexJobRepository implements JobRepository {
   constructor(private readonly db: DbHandle) {}
 
-  async create(job: JobRecord) {
+  async create(job: JobRecord, dispatch?: JobDispatch) {
     const rows = await this.db()('jobs')
       .insert({
         id: job.id,
@@ -51,6 +61,7 @@ export class KnexJobRepository implements JobRepository {
         started_at: job.startedAt,
         finished_at: job.finishedAt,
         emitted_at: job.emittedAt,
+        ...(dispatch ? { queue: dispatch.queue, payload: JSON.stringify(dispatch.payload ?? null) } : {}),
       })
       .onConflict('id')
       .ignore()
@@ -59,6 +70,55 @@ export class KnexJobRepository implements JobRepository {
     const existing = await this.find(job.id);
     if (!existing) throw new Error(`job ${job.id} neither inserted nor found`);
     return { job: existing, created: false };
+  }
+
+  async claim(id: string, leaseUntil: string, at: string): Promise<JobClaim> {
+    const [r] = await this.db()('jobs')
+      .where({ id })
+      .whereIn('status', ACTIVE)
+      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<', at))
+      .update({ attempts: this.db().raw('attempts + 1'), lease_until: leaseUntil })
+      .returning('*');
+    if (r) return { state: 'claimed', job: toJob(r), attempts: Number(r.attempts) };
+    const row = await this.db()('jobs').where({ id }).first('status');
+    if (!row) return { state: 'missing' };
+    return { state: ACTIVE.includes(row.status as JobStatus) ? 'busy' : 'finished' };
+  }
+
+  async renewLease(id: string, attempts: number, leaseUntil: string) {
+    const n = await this.db()('jobs').where({ id, attempts }).whereIn('status', ACTIVE).update({ lease_until: leaseUntil });
+    return n > 0;
+  }
+
+  async releaseLease(id: string, attempts: number) {
+    await this.db()('jobs').where({ id, attempts }).update({ lease_until: null });
+  }
+
+  async markDispatched(id: string, at: string | null) {
+    await this.db()('jobs').where({ id }).update({ dispatched_at: at });
+  }
+
+  async takeStalled(query: StalledQuery): Promise<StalledJob[]> {
+    const { rows } = await this.db().raw(
+      `update jobs set dispatched_at = ?, lease_until = null
+       where id in (
+         select id from jobs
+         where status in ('queued', 'running') and queue is not null
+           and ((lease_until is not null and lease_until < ?)
+             or (lease_until is null and coalesce(dispatched_at, created_at) < ?))
+           and (? = false or dispatched_at is null)
+         order by coalesce(lease_until, dispatched_at, created_at)
+         limit ? for update skip locked)
+       returning id, organization_id, kind, queue, payload, attempts`,
+      [query.at, query.leaseExpiredBefore, query.idleBefore, query.unsentOnly === true, query.limit],
+    );
+    return (rows as Record<string, unknown>[]).map((r) => ({
+      id: r.id as string,
+      organizationId: r.organization_id as string,
+      kind: r.kind as string,
+      dispatch: { queue: r.queue as string, payload: r.payload },
+      attempts: Number(r.attempts),
+    }));
   }
 
   async find(id: string) {
