@@ -10,18 +10,20 @@ export type SendError = (
   error: string,
   message: string,
   headers?: Record<string, string | number>,
+  /** The body's `code` when the status's own (codeForStatus) says too little (`DATABASE_UNAVAILABLE`). */
+  code?: string,
 ) => void;
 
 /**
  * Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body": nothing else in the body) with the
  * security headers; the request id travels in the answer's X-Request-Id header.
  */
-export const sendError: SendError = (res, status, error, message, headers = {}) =>
-  send(res, status, headers, { error, message, code: codeOf(status, error) });
+export const sendError: SendError = (res, status, error, message, headers = {}, code) =>
+  send(res, status, headers, { error, message, code: code ?? codeOf(status, error) });
 
 /** The same error in OpenAI's shape, for the OpenAI-compatible paths. */
-export const sendOpenAiError: SendError = (res, status, error, message, headers = {}) =>
-  send(res, status, headers, toOpenAiError(status, { message, code: codeOf(status, error) }));
+export const sendOpenAiError: SendError = (res, status, error, message, headers = {}, code) =>
+  send(res, status, headers, toOpenAiError(status, { message, code: code ?? codeOf(status, error) }));
 
 function codeOf(status: number, error: string): string {
   return error === 'Missing or invalid authorization header' ? 'MISSING_AUTHORIZATION' : codeForStatus(status);

@@ -1,4 +1,5 @@
 import { type ErrorCode, isDomainError } from '../../core/shared/errors';
+import { isDatabaseUnavailable } from '../postgres/database-errors';
 
 export interface ErrorBody {
   error: string;
@@ -43,7 +44,10 @@ const table: Record<ErrorCode, [number, string]> = {
   INTERNAL: [500, 'Internal Server Error'],
 };
 
-export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
+/** How long a client is asked to wait (Retry-After) before retrying when the database is away or busy. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
+export function toHttpError(e: unknown): { status: number; body: ErrorBody; retryAfterSeconds?: number } {
   if (isDomainError(e)) {
     const [status, error] = table[e.code] ?? [500, 'Internal Server Error'];
     return { status, body: { error, message: e.message, code: e.code, ...(e.details !== undefined ? { details: e.details } : {}) } };
@@ -63,10 +67,21 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
       },
     };
   }
+  // Busy first: the embedded store's session queue answers 57P03 (cannot_connect_now), which from a real server
+  // means "starting up / shutting down" and counts as unavailable below.
   if (isDatabaseBusy(e)) {
     return {
       status: 503,
       body: { error: 'Service Unavailable', message: 'The database is busy; try again shortly', code: 'DATABASE_BUSY' },
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+    };
+  }
+  // The database cannot be reached (refused, reset, terminated, shut down): DECISIONS "Delivery guarantees".
+  if (isDatabaseUnavailable(e)) {
+    return {
+      status: 503,
+      body: { error: 'Service Unavailable', message: 'The database is unavailable; try again shortly', code: 'DATABASE_UNAVAILABLE' },
+      retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
     };
   }
   if (status === 413)
@@ -83,12 +98,25 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody } {
 }
 
 /**
- * Every connection held past the wait bound (knex's pool timeout, or the embedded database's session queue
- * answering 57P03 cannot_connect_now): the platform is overloaded, not broken.
+ * Every connection held past the wait bound while the database itself answers: the platform is overloaded, not
+ * broken. That is the embedded database's session queue (57P03 with its "database busy" message, see
+ * embedded/pglite-worker.mjs), a server out of connection slots (53300), and knex's pool timeout
+ * (KnexTimeoutError).
+ *
+ * A pool timeout is ambiguous: a full pool on a reachable database and a pool that cannot open a connection
+ * both end in it. Decided by what happened during the wait: when a connect of the pool failed meanwhile, the
+ * timeout's `cause` is that failure (database.ts sets it; tarn also copies its message), e.g. ECONNREFUSED or
+ * node-postgres's `timeout expired` (connectionTimeoutMillis, which database.ts sets below the wait bound so
+ * that a server that does not answer fails the connect before the wait ends): isDatabaseUnavailable says so, and
+ * the answer is DATABASE_UNAVAILABLE. With no failed connect (tarn's "operation timed out for an unknown
+ * reason") every connection was busy on a database that answers: DATABASE_BUSY. A connect that is merely slow
+ * (an overloaded server accepting, under the connect timeout) still reads as busy, which it is.
  */
 function isDatabaseBusy(e: unknown): boolean {
-  const err = e as { name?: unknown; code?: unknown } | null;
-  return err?.name === 'KnexTimeoutError' || err?.code === '57P03' || err?.code === '53300';
+  const err = e as { name?: unknown; code?: unknown; message?: unknown } | null;
+  if (err?.code === '57P03') return typeof err.message === 'string' && err.message.includes('database busy');
+  if (err?.name === 'KnexTimeoutError') return !isDatabaseUnavailable(e);
+  return err?.code === '53300';
 }
 
 export const statusFor = (code: ErrorCode) => table[code][0];
