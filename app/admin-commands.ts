@@ -1,10 +1,12 @@
 /**
  * Admin commands of the `platform` binary for self-hosters: the same composition root and core use cases as
  * the API (no raw SQL), against the configured stores (by default the embedded database under DATA_DIR; stop
- * a running `platform start` first, as the embedded database belongs to one process).
+ * a running `platform start` first, as the embedded database belongs to one process: against a data folder in
+ * use a command exits 1 with "the data folder is in use by process N" and writes nothing).
  */
 import { parseArgs } from 'node:util';
 
+import { DataFolderInUseError } from '../adapters/postgres/embedded/data-folder-claim';
 import { topUp } from '../core/billing/billing';
 import { ensureSuperadmin } from '../core/identity/superadmin';
 import { isTerminal } from '../core/jobs/job';
@@ -130,7 +132,14 @@ export async function runAdminCommand(name: string, argv: string[], io = { out: 
     return 2;
   }
   const config = loadConfig('migrate');
-  const infra = await buildInfrastructure(config, createLogger(config.logLevel));
+  let infra: Infrastructure;
+  try {
+    infra = await buildInfrastructure(config, createLogger(config.logLevel));
+  } catch (e) {
+    if (!(e instanceof DataFolderInUseError)) throw e;
+    err(`${name}: failed: ${e.message}`);
+    return 1;
+  }
   const container = createContainer(infra);
   try {
     await command.run({ infra: container.get(INFRASTRUCTURE), services: container.get(SERVICES), options, out: io.out });

@@ -24,12 +24,33 @@ export const ANALYTICS_TICK_MS = 60_000;
 export const ROLLUP_LAG_MS = 5 * 60_000;
 const PRIOR_REFRESHES_PER_TICK = 20;
 
-/** One tick of the analytics job (exported for tests and benchmarks). */
-export async function analyticsTick(infra: Infrastructure, deps: AnalyticsAreaDeps): Promise<void> {
-  await infra.analytics.store.refreshRollup(new Date(infra.clock.now().getTime() - ROLLUP_LAG_MS));
+/** The tick's name for TickLeadership: the rollup and the priors run on one worker at a time. */
+export const ANALYTICS_TICK = 'analytics.rollup';
+
+export interface AnalyticsTickReport {
+  /** False when another worker was running the tick: this one only flushed its own buffered events. */
+  ran: boolean;
+  /** Knowledge bases whose priors were recomputed. */
+  priorsRefreshed: number;
+}
+
+/**
+ * One tick of the analytics job (exported for tests and benchmarks). Every worker flushes the retrieval events
+ * it buffered (they are its own); the rollup and the priors, shared by all, run on one worker at a time: two at
+ * once recomputed the same knowledge base's priors side by side (a duplicate key on kb_chunk_priors).
+ */
+export async function analyticsTick(
+  infra: Pick<Infrastructure, 'analytics' | 'clock' | 'leadership'>,
+  deps: AnalyticsAreaDeps,
+): Promise<AnalyticsTickReport> {
   await infra.analytics.recorder.flush();
-  for (const kb of await infra.analytics.learning.staleKnowledgeBases(PRIOR_REFRESHES_PER_TICK))
-    await recomputePriors(deps, kb.organizationId, kb.knowledgeBaseId);
+  const tick = await infra.leadership.runExclusive(ANALYTICS_TICK, async () => {
+    await infra.analytics.store.refreshRollup(new Date(infra.clock.now().getTime() - ROLLUP_LAG_MS));
+    const stale = await infra.analytics.learning.staleKnowledgeBases(PRIOR_REFRESHES_PER_TICK);
+    for (const kb of stale) await recomputePriors(deps, kb.organizationId, kb.knowledgeBaseId);
+    return stale.length;
+  });
+  return { ran: tick.ran, priorsRefreshed: tick.value ?? 0 };
 }
 
 /** Not a queue consumer: a timer in the worker role, like the source scheduler. The SQL runs in the database. */

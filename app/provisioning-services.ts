@@ -88,15 +88,20 @@ export const provisioningBuildConsumer: Consumer<{ provisioning: ProvisioningDep
     }),
 };
 
-/** Not a queue consumer: re-queues stale builds at start and then every half lease. */
+/**
+ * Not a queue consumer: re-queues stale builds at start and then every half lease, on one worker at a time
+ * (TickLeadership).
+ */
 export const provisioningSweepConsumer: Consumer<{ provisioning: ProvisioningDeps }> = {
   queue: `${BUILD_QUEUE}.sweep`,
-  async start(_infra, services): Promise<Subscription> {
+  async start(infra, services): Promise<Subscription> {
     const deps = services.provisioning;
     const grace = Math.max(1000, Math.floor(deps.settings.leaseMs / 2));
     let running: Promise<unknown> = Promise.resolve();
     const tick = () => {
-      running = requeueStaleBuilds(deps, grace).catch((error) => deps.log('error', 'build sweep failed', error));
+      running = infra.leadership
+        .runExclusive(`${BUILD_QUEUE}.sweep`, () => requeueStaleBuilds(deps, grace))
+        .catch((error) => deps.log('error', 'build sweep failed', error));
     };
     tick();
     const timer = setInterval(tick, grace);

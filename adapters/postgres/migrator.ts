@@ -60,7 +60,7 @@ export async function withMigrationLock<T>(db: Knex, work: () => Promise<T>): Pr
 }
 
 /** The server's connection settings; null for the embedded store (its connections are streams to its thread). */
-function serverConnection(connection: unknown): pg.ClientConfig | null {
+export function serverConnection(connection: unknown): pg.ClientConfig | null {
   if (typeof connection === 'string') return { connectionString: connection };
   if (!connection || typeof connection !== 'object' || 'stream' in connection) return null;
   return connection as pg.ClientConfig;

@@ -50,25 +50,39 @@ export class PostgresLearningStore implements LearningStore, FeedbackStore, Lear
     }));
   }
 
+  /**
+   * Replaces a knowledge base's priors. Safe against a concurrent run for the same knowledge base (the analytics
+   * tick of another worker, a user's refresh), where delete-then-insert made the second of two runs fail with a
+   * duplicate key on kb_chunk_priors_pkey: the run first writes the knowledge base's kb_prior_refreshes row, whose
+   * lock makes a concurrent run wait for this one's commit; then the priors are upserted (ON CONFLICT) and only
+   * the chunks the new set lacks are deleted, so even runs that did overlap could not collide on a key.
+   */
   async savePriors(organizationId: string, knowledgeBaseId: string, priors: ChunkPrior[], now: Date) {
+    const rows = priors.map((p) => ({
+      knowledge_base_id: knowledgeBaseId,
+      chunk_id: p.chunkId,
+      document_id: p.documentId,
+      organization_id: organizationId,
+      prior: p.prior,
+      retrievals: p.retrievals,
+      positive: p.positive,
+      negative: p.negative,
+      updated_at: now,
+    }));
     await this.db.transaction(async (trx) => {
-      await trx('kb_chunk_priors').where({ knowledge_base_id: knowledgeBaseId }).delete();
-      const rows = priors.map((p) => ({
-        knowledge_base_id: knowledgeBaseId,
-        chunk_id: p.chunkId,
-        document_id: p.documentId,
-        organization_id: organizationId,
-        prior: p.prior,
-        retrievals: p.retrievals,
-        positive: p.positive,
-        negative: p.negative,
-        updated_at: now,
-      }));
-      for (let i = 0; i < rows.length; i += 500) await trx('kb_chunk_priors').insert(rows.slice(i, i + 500));
       await trx('kb_prior_refreshes')
         .insert({ knowledge_base_id: knowledgeBaseId, refreshed_at: now })
         .onConflict('knowledge_base_id')
         .merge();
+      await trx('kb_chunk_priors')
+        .where({ knowledge_base_id: knowledgeBaseId })
+        .whereRaw('NOT (chunk_id = ANY(?::uuid[]))', [rows.map((r) => r.chunk_id)])
+        .delete();
+      for (let i = 0; i < rows.length; i += 500)
+        await trx('kb_chunk_priors')
+          .insert(rows.slice(i, i + 500))
+          .onConflict(['knowledge_base_id', 'chunk_id'])
+          .merge(['document_id', 'organization_id', 'prior', 'retrievals', 'positive', 'negative', 'updated_at']);
     });
   }
 
