@@ -24,7 +24,11 @@ export interface RunningPlatform {
   smtpAddress: AddressInfo | null;
   /** The process ids of the HTTP replicas serving now (HTTP_PROCESSES above 1 on a database server). */
   replicaPids(): number[];
-  close(): Promise<void>;
+  /**
+   * Stops (DECISIONS "Delivery guarantees"): readiness fails and answers carry `Connection: close` at once, in-flight
+   * requests and streams run until `deadline` (ms since the epoch; default 2 s from now), then the rest is cut.
+   */
+  close(deadline?: number): Promise<void>;
 }
 
 /** A URL derived from PORT=0 names no reachable port; it gets the port the gateway was given. */
@@ -105,13 +109,17 @@ export async function startPlatform(config: PlatformConfig, overrides: Infrastru
     infrastructure: infra,
     smtpAddress: smtp?.address ?? null,
     replicaPids: () => replicas?.pids() ?? [],
-    close: async () => {
+    close: async (deadline?: number) => {
+      // Readiness fails and every answer says Connection: close from now on, on both servers.
+      gateway.beginClose();
+      api.beginClose();
       // No new connections, then the replicas finish theirs.
       await front?.close();
       await replicas?.close();
       await smtp?.close();
-      await gateway.close();
-      await api.close();
+      // The gateway first: a streamed body it forwards still reaches the api over loopback until it is done.
+      await gateway.close(deadline);
+      await api.close(deadline);
       await workers.close();
       await infra.close();
     },

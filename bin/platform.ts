@@ -6,9 +6,11 @@ import { startEmailListener } from '../app/email-listener';
 import { buildInfrastructure } from '../app/infrastructure';
 import { createLogger } from '../app/logger';
 import { startPlatform } from '../app/platform';
-import { migrateDatabase, startApi, startGateway, startWorkers } from '../app/roles';
+import { DataFolderInUseError, migrateDatabase, startApi, startGateway, startWorkers } from '../app/roles';
 
 const ROLES: Role[] = ['start', 'gateway', 'api', 'worker', 'migrate'];
+/** How long past SHUTDOWN_GRACE_MS the stores get to close before the process exits anyway (with 1). */
+const SHUTDOWN_OVERRUN_MS = 5000;
 const usage = `usage: platform <${ROLES.join('|')}>
   start    gateway + api + worker in one process, embedded defaults (PGlite under DATA_DIR)
   gateway  the edge (PORT); needs API_URL, JWT_SECRET, INTERNAL_SECRET, DATABASE_URL
@@ -43,7 +45,10 @@ async function main() {
   }
   const config = loadConfig(role);
   const log = createLogger(config.logLevel);
-  const stops: (() => Promise<void>)[] = [];
+  /** Run in order at shutdown; each server lets its in-flight requests run until `deadline` (ms since the epoch). */
+  const stops: ((deadline: number) => Promise<void>)[] = [];
+  /** Run first, all at once: readiness fails and answers say Connection: close before anything is stopped. */
+  const begins: (() => void)[] = [];
 
   if (role === 'migrate') {
     await migrateDatabase(config, log);
@@ -51,7 +56,7 @@ async function main() {
   }
   if (role === 'start') {
     const platform = await startPlatform(config);
-    stops.push(() => platform.close());
+    stops.push((deadline) => platform.close(deadline));
     const processes = config.httpProcesses > 1 ? `; ${config.httpProcesses} processes serve HTTP` : '';
     log('info', `Agent Platform listening on ${platform.gatewayUrl} (docs: ${platform.gatewayUrl}/api/docs${processes})`);
   } else {
@@ -60,7 +65,8 @@ async function main() {
     stops.push(() => infra.close());
     if (role === 'api') {
       const api = await startApi(container, config.api.port, config.api.host);
-      stops.unshift(() => api.close());
+      stops.unshift((deadline) => api.close(deadline));
+      begins.push(() => api.beginClose());
       log('info', `api listening on ${config.api.host}:${api.address.port}`);
       const smtp = await startEmailListener(container);
       if (smtp) stops.unshift(() => smtp.close());
@@ -72,7 +78,8 @@ async function main() {
         config.gateway.port,
         config.gateway.host,
       );
-      stops.unshift(() => gw.close());
+      stops.unshift((deadline) => gw.close(deadline));
+      begins.push(() => gw.beginClose());
       log('info', `gateway listening on ${config.gateway.host}:${gw.address.port} → ${config.api.url}`);
     } else {
       const workers = await startWorkers(container);
@@ -81,11 +88,22 @@ async function main() {
     }
   }
   let stopping = false;
+  // DECISIONS "Delivery guarantees": readiness fails at once, in-flight requests and streams finish within
+  // SHUTDOWN_GRACE_MS, then the process exits. A step that hangs past the grace (a store that does not close)
+  // does not keep it alive for good.
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log('info', `${signal}: shutting down`);
-    for (const s of stops) await s().catch((e) => log('error', 'shutdown step failed', e));
+    const started = Date.now();
+    const deadline = started + config.shutdownGraceMs;
+    log('info', `${signal}: shutting down (in-flight requests may run for up to ${config.shutdownGraceMs} ms)`);
+    setTimeout(() => {
+      log('error', `shutdown did not finish within ${config.shutdownGraceMs + SHUTDOWN_OVERRUN_MS} ms; exiting`);
+      process.exit(1);
+    }, config.shutdownGraceMs + SHUTDOWN_OVERRUN_MS).unref();
+    for (const b of begins) b();
+    for (const s of stops) await s(deadline).catch((e) => log('error', 'shutdown step failed', e));
+    log('info', `shutdown complete in ${Date.now() - started} ms`);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -93,7 +111,7 @@ async function main() {
 }
 
 main().catch((e) => {
-  if (e instanceof ConfigError) {
+  if (e instanceof ConfigError || e instanceof DataFolderInUseError) {
     process.stderr.write(`${e.message}\n`);
     process.exit(1);
   }

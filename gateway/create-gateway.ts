@@ -29,13 +29,19 @@ import { checkPath } from './path-guard';
 import { forwardBodyFor } from './request-body';
 import { requestIdOf } from './request-id';
 import { HSTS, SECURITY_HEADERS } from './security-headers';
+import { drainable } from './server-drain';
 import { createUpstreamForwarder, type ForwardBody, HOP_BY_HOP } from './upstream-forwarder';
 import { VerifiedTokenCache } from './verified-token-cache';
 
 export interface Gateway {
   server: http.Server;
   listen(port: number, host?: string): Promise<AddressInfo>;
-  /** Stops accepting, lets running exchanges finish for up to `graceMs`, then cuts the rest. */
+  /**
+   * Shutdown begins: `/health` and `/ready` answer 503, every answer from now on carries `Connection: close`, idle
+   * keep-alive connections close, event-stream subscriptions end cleanly (server-drain.ts). Idempotent.
+   */
+  beginClose(): void;
+  /** `beginClose()`, lets running exchanges finish for up to `graceMs`, then cuts the rest and stops listening. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -53,11 +59,23 @@ const TRACE_HEADERS = new Set(['traceparent', 'tracestate']);
 
 const MISSING = 'Missing or invalid authorization header';
 const INTERNAL_ONLY = new Set(['/metrics', '/metrics/']);
+/** The probes of the gateway (the chart's readiness is /health): answered here with 503 once shutdown has begun. */
+const PROBES = new Set(['/health', '/health/', '/ready', '/ready/']);
 const FAILED = 'Authentication Failed';
 const WWW_AUTH = { 'www-authenticate': 'Bearer' };
 
-type Auth =
-  { identity: ForwardedIdentity; principalKey: string | null; viaCookie: boolean } | { status: number; error: string; message: string };
+type Refusal = { status: number; error: string; message: string; code?: string; headers?: Record<string, string | number> };
+type Auth = { identity: ForwardedIdentity; principalKey: string | null; viaCookie: boolean } | Refusal;
+
+/** How long a client is asked to wait before retrying when the database is away (as the api's error mapper). */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DATABASE_UNAVAILABLE: Refusal = {
+  status: 503,
+  error: 'Service Unavailable',
+  message: 'The database is unavailable; try again shortly',
+  code: 'DATABASE_UNAVAILABLE',
+  headers: { 'retry-after': DATABASE_RETRY_AFTER_SECONDS },
+};
 
 type Limited = RateLimitDecision | 'unavailable';
 
@@ -76,6 +94,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const { tokenSigner, verifyApiKey, rateLimitStore, limits, internalSecret, clock } = options;
   const trustProxy = options.trustProxy ?? false;
   const report = options.onError ?? (() => undefined);
+  const databaseUnavailable = options.isDatabaseUnavailable ?? (() => false);
   const rateLimited = options.onRateLimited ?? (() => undefined);
   if (!internalSecret) throw new Error('Gateway needs an internalSecret');
   const forwarder = createUpstreamForwarder(options.upstream);
@@ -111,6 +130,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     } catch (err) {
       // only the external issuer's verification throws: its keys or the user store could not be reached
       report(err, 'external-token-verification');
+      // The issuer's keys were fetched but the user store (the database) is away.
+      if (databaseUnavailable(err)) return DATABASE_UNAVAILABLE;
       return { status: 503, error: 'Service Unavailable', message: 'Access tokens of the external issuer cannot be checked right now' };
     }
     if (!claims) return { status: 401, error: FAILED, message: 'Invalid or expired access token' };
@@ -142,6 +163,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       principal = await verifyApiKey(key);
     } catch (err) {
       report(err, 'api-key-verification');
+      if (databaseUnavailable(err)) return DATABASE_UNAVAILABLE;
       return { status: 503, error: 'Service Unavailable', message: 'API keys cannot be checked right now' };
     }
     if (!principal) return { status: 401, error: FAILED, message: 'Invalid or revoked API key' };
@@ -207,6 +229,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     const fail = isOpenAiCompatiblePath(path.canonicalPath) ? sendOpenAiError : sendError;
     // Operator endpoints of the api stay inside the deployment (scraped and probed on the api's own port).
     if (INTERNAL_ONLY.has(path.canonicalPath)) return fail(res, 404, 'Not Found', 'Not found');
+    if (drain.draining && PROBES.has(path.canonicalPath)) {
+      return fail(res, 503, 'Service Unavailable', 'The gateway is shutting down', { 'retry-after': 1 });
+    }
 
     // Each step below answers at once when it can (a local rate-limit store, a token verified before, no body):
     // with AsyncLocalStorage on, every promise pays its hooks, and this path runs on every request.
@@ -218,7 +243,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     const lane = classifyLane(method, path.canonicalPath);
     const authenticating = authenticate(lane, req, ip);
     let auth = authenticating instanceof Promise ? await authenticating : authenticating;
-    if ('status' in auth) return fail(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : {});
+    if ('status' in auth) return fail(res, auth.status, auth.error, auth.message, auth.status === 401 ? WWW_AUTH : auth.headers, auth.code);
     if (auth.viaCookie) {
       const host = firstValue((trustProxy && req.headers['x-forwarded-host']) || req.headers.host);
       const refusal = crossSiteRefusal(method, req.headers, host ? originOf(`${tls ? 'https' : 'http'}://${host}`) : null, allowedOrigins);
@@ -323,6 +348,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (tracing) tracing.inGatewaySpan(req, res, trustProxy, (headers) => run(req, res, headers));
     else run(req, res, {});
   });
+  const drain = drainable(server, {
+    // A stream relayed from the backend is unpiped before it ends; one the in-process api writes ends as it is.
+    endStream: (res) => void (forwarder.endRelayed(res) || res.end()),
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
@@ -347,17 +376,11 @@ export function createGateway(options: GatewayOptions): Gateway {
           resolve(server.address() as AddressInfo);
         });
       }),
-    close: (graceMs = 5000) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-        timer.unref();
-        server.close(() => {
-          clearTimeout(timer);
-          forwarder.close();
-          resolve();
-        });
-        server.closeIdleConnections();
-      }),
+    beginClose: () => drain.begin(),
+    close: async (graceMs = 5000) => {
+      await drain.close(Date.now() + graceMs);
+      forwarder.close();
+    },
   };
 }
 

@@ -34,6 +34,12 @@ export interface GatewayOptions {
    * user an external issuer's token maps to, or null (401). Rejects when the issuer cannot be reached (503).
    */
   externalAccessClaims?: ((token: string) => Promise<AccessTokenClaims | null>) | null;
+  /**
+   * Whether a rejection of `verifyApiKey` or `externalAccessClaims` means the database cannot be reached: the
+   * gateway then answers 503 `DATABASE_UNAVAILABLE` with Retry-After, as the api does (DECISIONS "Delivery
+   * guarantees"). Absent: every such rejection is the plain 503 of a credential that cannot be checked.
+   */
+  isDatabaseUnavailable?: (err: unknown) => boolean;
   rateLimitStore: RateLimitStore;
   limits: GatewayLimits;
   /** Keys the identity signature the backend checks (core/identity/gateway-signature.ts). */

@@ -60,29 +60,54 @@ export interface ForwardRequest {
 
 export interface UpstreamForwarder {
   forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void;
+  /**
+   * Ends an answer this forwarder is relaying from the backend cleanly (the client sees a complete response),
+   * dropping the backend exchange: for event streams at shutdown. False when `res` is not one it relays.
+   */
+  endRelayed(res: ServerResponse): boolean;
   close(): void;
 }
 
 const isRetryable = (err: NodeJS.ErrnoException) => err.code === 'ECONNRESET' || err.code === 'EPIPE';
+/** Methods whose request, without a body, changes nothing when it reaches the backend twice. */
+const RESENDABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
 /**
  * Sends a request to the backend over a keep-alive agent and streams the answer back chunk by chunk (SSE
  * headers are flushed at once). A streamed body is hashed on its way and its signed digest follows as a
- * trailer. A request whose body is not a stream that hits a keep-alive socket the backend just closed is
- * retried once on a fresh one.
+ * trailer. A request is sent a second time (once, on a fresh socket) only when the backend cannot have
+ * received it: its socket never connected (refused, unreachable), or it has no body, a method that may be
+ * repeated (GET, HEAD, OPTIONS, DELETE) and hit a keep-alive socket the backend just closed. A request with a
+ * body that fails once its socket is connected is answered 502 (`onUnreachable`): the backend may have read and
+ * committed it (DECISIONS "Delivery guarantees").
  */
 export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' });
   const target = 'socketPath' in upstream ? { socketPath: upstream.socketPath } : { host: upstream.host, port: upstream.port };
 
+  /** The exchanges on their way over loopback, by the client's response. */
+  const exchanges = new Map<ServerResponse, LoopbackExchange>();
+
   function forward(req: IncomingMessage, res: ServerResponse, f: ForwardRequest): void {
     if (upstream.inProcess && f.body.kind !== 'stream') return handOver(upstream.inProcess, req, res, f);
-    const x: LoopbackExchange = { req, res, f, current: null, settled: false };
+    const x: LoopbackExchange = { req, res, f, current: null, settled: false, relaying: null, ending: false };
+    exchanges.set(res, x);
     res.on('close', () => {
+      exchanges.delete(res);
       // The client went away (or the response ended): drop the backend exchange if it is still running.
       if (!res.writableFinished) x.current?.destroy();
     });
     send(x, true);
+  }
+
+  function endRelayed(res: ServerResponse): boolean {
+    const x = exchanges.get(res);
+    if (!x?.relaying) return false;
+    x.ending = true;
+    x.relaying.unpipe(res);
+    x.current?.destroy();
+    res.end();
+    return true;
   }
 
   // Declared once here, not per request inside `forward`: under tsx (keepNames) a closure bound to a name is
@@ -92,13 +117,19 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
     const streamed = f.body.kind === 'stream';
     const up = http.request({ ...target, agent, method: f.method, path: f.path, headers: f.headers() });
     x.current = up;
+    // Whether a byte of this attempt can have reached the backend: not before its socket connected.
+    let connected = false;
+    up.once('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      else socket.once('connect', () => (connected = true));
+    });
     up.on('response', (upRes) => {
       x.settled = true;
-      relayResponse(upRes, res, f.responseHeaders);
+      relayResponse(upRes, x, f.responseHeaders);
     });
     up.on('error', (err: NodeJS.ErrnoException) => {
       if (x.settled || res.destroyed) return;
-      if (mayRetry && !streamed && up.reusedSocket && isRetryable(err)) return send(x, false);
+      if (mayRetry && !streamed && (!connected || (resendable(f) && up.reusedSocket && isRetryable(err)))) return send(x, false);
       x.settled = true;
       if (streamed) {
         req.unpipe(up);
@@ -113,9 +144,13 @@ export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
 
   return {
     forward,
+    endRelayed,
     close: () => agent.destroy(),
   };
 }
+
+/** Whether a request may reach the backend twice: no body, and a method that changes nothing the second time. */
+const resendable = (f: ForwardRequest) => f.body.kind === 'none' && RESENDABLE_METHODS.has(f.method.toUpperCase());
 
 /** One request on its way over loopback: the attempt in flight, and whether the client has had an answer. */
 interface LoopbackExchange {
@@ -124,6 +159,10 @@ interface LoopbackExchange {
   f: ForwardRequest;
   current: http.ClientRequest | null;
   settled: boolean;
+  /** The backend's answer once it is being relayed. */
+  relaying: IncomingMessage | null;
+  /** The gateway ends the relayed answer itself (`endRelayed`): the backend's side closing is no failure then. */
+  ending: boolean;
 }
 
 /**
@@ -166,7 +205,9 @@ function pipeWithTrailer(req: IncomingMessage, up: http.ClientRequest, trailer: 
   req.pipe(up, { end: false });
 }
 
-function relayResponse(upRes: IncomingMessage, res: ServerResponse, extra: [string, string][]): void {
+function relayResponse(upRes: IncomingMessage, x: LoopbackExchange, extra: [string, string][]): void {
+  const { res } = x;
+  x.relaying = upRes;
   const raw = upRes.rawHeaders;
   const headers: string[] = [];
   let eventStream = false;
@@ -184,7 +225,7 @@ function relayResponse(upRes: IncomingMessage, res: ServerResponse, extra: [stri
   if (eventStream) res.flushHeaders();
   upRes.on('close', () => {
     // A backend that dies mid-body must not look like a complete response to the client.
-    if (!upRes.complete) res.destroy();
+    if (!upRes.complete && !x.ending) res.destroy();
   });
   upRes.pipe(res);
 }

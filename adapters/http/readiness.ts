@@ -20,3 +20,11 @@ export async function readinessOf(checks: Record<string, () => Promise<unknown>>
   );
   return { ready: results.every(([, s]) => s === 'ok'), checks: Object.fromEntries(results) };
 }
+
+/**
+ * A readiness check that fails once shutdown has begun (`stopping()`): `/ready` answers 503 from the first moment of
+ * SIGTERM on, so that a load balancer stops sending work here while in-flight requests finish.
+ */
+export function notShuttingDown(stopping: () => boolean): () => Promise<void> {
+  return () => (stopping() ? Promise.reject(new Error('shutting down')) : Promise.resolve());
+}
