@@ -2,7 +2,8 @@ import { type AgentDeps, FALLBACK_CHAT_MODEL } from '../core/agents/agent-deps';
 import type { AnalyticsAreaDeps } from '../core/analytics/analytics-deps';
 import type { ApiKeyDeps } from '../core/api-keys/api-keys';
 import type { BillingDeps } from '../core/billing/billing';
-import { CHANNEL_OUTBOUND_QUEUE, type ChannelDeps, type OutboundJob } from '../core/channels/channel-deps';
+import type { ChannelDeps } from '../core/channels/channel-deps';
+import { scheduleOperatorMessage } from '../core/channels/deliveries';
 import type { ChatDeps } from '../core/chat/chat-deps';
 import type { ContactDeps } from '../core/contacts/contact-deps';
 import type { GraphDeps } from '../core/graph/graph-deps';
@@ -106,6 +107,7 @@ export function buildServices(infra: Infrastructure): Services {
     },
     models: availability,
   };
+  const channels = buildChannelDeps(infra, contacts, chat);
   return {
     identity: {
       store,
@@ -134,12 +136,13 @@ export function buildServices(infra: Infrastructure): Services {
     chat,
     publicChat: {
       ...buildPublicChatDeps(infra, chat),
-      channelOutbound: async (job) => void (await infra.queue.enqueue<OutboundJob>(CHANNEL_OUTBOUND_QUEUE, job)),
+      // An operator's message of a channel conversation: a delivery of the channels outbox (retried, listed).
+      channelOutbound: async (message) => void (await scheduleOperatorMessage(channels, message)),
     },
     jobs: buildJobDeps(infra),
     provisioning: buildProvisioningDeps(infra, { sources, agents, catalogue, billing }),
     contacts,
-    channels: buildChannelDeps(infra, contacts, chat),
+    channels,
     analytics: buildAnalyticsDeps(infra),
   };
 }

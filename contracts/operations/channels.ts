@@ -1,5 +1,5 @@
 import type { PluginDescriptor } from '../../core/plugin-contract/plugin-manifest';
-import { errors, op, uuid } from '../operation';
+import { errors, op, pageQuery, uuid } from '../operation';
 
 /** Agent channels and their public inbound webhook (DECISIONS "Channels"); the types come from the plugin catalogue. */
 const tags = ['channels'];
@@ -28,6 +28,23 @@ const channelSchema = {
   },
 } as const;
 const one = { type: 'object', required: ['channel'], properties: { channel: channelSchema } } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const deliverySchema = {
+  type: 'object',
+  required: ['id', 'conversationId', 'status', 'attempts', 'lastError', 'createdAt', 'sentAt'],
+  properties: {
+    id: uuid,
+    conversationId: uuid,
+    status: { type: 'string', enum: ['pending', 'sent', 'failed'] },
+    attempts: { type: 'integer', minimum: 0, description: 'Sends tried so far (5 at most)' },
+    lastError: {
+      type: ['string', 'null'],
+      description: 'The error of the latest failed attempt; kept once a later attempt succeeded (attempts > 1 then says why it was late)',
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+    sentAt: { ...nullableTime, description: 'When the provider accepted it; null until then' },
+  },
+} as const;
 
 /** Per-type config rules, for the OpenAPI reader (validation itself runs through the plugin registry). */
 const typeRules = (channels: readonly PluginDescriptor[]) =>
@@ -92,6 +109,24 @@ export const channelOperations = (channels: readonly PluginDescriptor[]) => {
       auth: 'user',
       params: channelParams,
       responses: { '204': { description: 'Deleted' }, ...errors(401, 403, 404) },
+    }),
+    op({
+      operationId: 'listChannelDeliveries',
+      method: 'get',
+      path: '/api/bots/:id/channels/:channelId/deliveries',
+      summary:
+        "The channel's replies (agent answers and operator messages) and their delivery, newest first (needs edit on the agent). A reply is sent only once the provider accepted it; a failed send is retried with exponential backoff (CHANNEL_RETRY_BACKOFF_MS, default 5 s), 5 attempts, then failed",
+      tags,
+      auth: 'user',
+      params: channelParams,
+      query: pageQuery(50),
+      responses: {
+        '200': {
+          description: 'Deliveries',
+          schema: { type: 'object', required: ['deliveries'], properties: { deliveries: { type: 'array', items: deliverySchema } } },
+        },
+        ...errors(400, 401, 403, 404),
+      },
     }),
     op({
       operationId: 'channelInboundVerify',

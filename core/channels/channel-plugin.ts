@@ -45,6 +45,11 @@ export interface InboundMessage {
 }
 
 export interface OutboundMessage {
+  /**
+   * A stable id of this message, the same on every attempt (the delivery id): a plugin that names what it sends
+   * (the email Message-ID) derives the name from it, so a retried send is the same message.
+   */
+  id?: string;
   /** The recipient's identifier (the contact's channel identity). */
   to: string;
   text: string;
@@ -92,7 +97,11 @@ export interface ChannelPlugin extends PluginManifest<'channel'> {
   receive(request: InboundRequest, ctx: ChannelContext): InboundVerdict;
   /** Worker: the messages of an accepted payload (statuses and other notifications: none). */
   parse(payload: unknown, ctx: ChannelContext): InboundMessage[];
-  /** Worker: delivers a reply; returns the sent message id when the channel gives one. */
+  /**
+   * Worker: delivers a reply; resolves once the provider accepted it (returning the sent message id when the
+   * channel gives one) and throws otherwise: the platform retries with backoff (an error with code `VALIDATION`
+   * is not retried).
+   */
   send?(message: OutboundMessage, ctx: ChannelContext): Promise<{ externalId?: string }>;
 }
 

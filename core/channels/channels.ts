@@ -76,7 +76,8 @@ export async function listChannels(deps: ChannelDeps, actor: Actor, agentId: str
   return { channels: channels.map((c) => channelView(deps, c)) };
 }
 
-async function loadChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string) {
+/** The agent's channel, for a caller with edit on the agent: another organization's or agent's channel is a 404. */
+export async function loadChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string) {
   const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
   const channel = await deps.store.repos.channels.findById(channelId);
   if (!channel || channel.organizationId !== agent.organizationId || channel.agentId !== agent.id) throw channelNotFound();

@@ -1,9 +1,11 @@
 /**
  * Inbound channel traffic (DECISIONS "Channels"). On the request path only the plugin's verification runs
  * (challenge or signature over the raw bytes); an accepted payload is queued and answered 200 at once. The
- * worker parses it, drops message ids already seen (a redelivered webhook makes no second reply), resolves the
- * sender's contact, continues the conversation (email: by In-Reply-To/References; others: the contact's latest
- * on this channel), runs the chat pipeline and sends the reply through the plugin.
+ * worker parses it, resolves the sender's contact, continues the conversation (email: by In-Reply-To/References;
+ * others: the contact's latest on this channel) and runs the chat pipeline; the answer's reply is a delivery row
+ * written with the answer (./deliveries.ts), sent through the plugin by the `channels.outbound` worker with
+ * retries. A redelivered message id makes no second answer: when its answer is stored, only its delivery is
+ * scheduled again (an unsent reply still goes out); while its turn runs, or when it got no answer, it is dropped.
  */
 import type { Agent } from '../agents/agent';
 import { chat, type ChatCaller } from '../chat/chat-pipeline';
@@ -11,9 +13,10 @@ import { resolveContact } from '../contacts/contact-resolution';
 import type { Job } from '../ports/job-queue';
 import { DomainError } from '../shared/errors';
 import type { Channel } from './channel';
-import { CHANNEL_INBOUND_QUEUE, type ChannelDeps, type InboundJob, type OutboundJob } from './channel-deps';
-import type { ChannelPlugin, InboundMessage, InboundRequest } from './channel-plugin';
+import { CHANNEL_INBOUND_QUEUE, type ChannelDeps, type InboundJob } from './channel-deps';
+import type { ChannelPlugin, InboundMessage, InboundRequest, OutboundMessage } from './channel-plugin';
 import { channelContext, channelNotFound } from './channels';
+import { recordChannelDelivery, resumeChannelDelivery } from './deliveries';
 
 export type InboundAnswer = { status: number; body: string; contentType: string };
 
@@ -61,9 +64,16 @@ export async function processInboundJob(deps: ChannelDeps, job: Job<InboundJob>)
 
 async function answer(deps: ChannelDeps, found: { channel: Channel; agent: Agent; plugin: ChannelPlugin }, message: InboundMessage) {
   const { channel, agent, plugin } = found;
-  const at = deps.clock.now().toISOString();
   const repos = deps.store.repos;
-  // At most one reply per message id: marked before the model runs, so a redelivery during the turn is dropped too.
+  // Answered already (a redelivery): the reply is only scheduled again, in case it is not sent yet.
+  const delivery = await repos.channelDeliveries.findForInbound(channel.id, message.externalId);
+  if (delivery) {
+    await repos.channels.setInboundConversation(channel.id, message.externalId, delivery.conversationId);
+    await resumeChannelDelivery(deps, delivery);
+    return;
+  }
+  const at = deps.clock.now().toISOString();
+  // At most one answer per message id: marked before the model runs, so a redelivery during the turn is dropped too.
   if (!(await repos.channels.markInbound(channel.id, message.externalId, at))) return;
   const identity = { channel: plugin.identityChannel, identifier: message.from, displayName: message.fromName ?? null };
   const contact = await deps.store.transaction((tx) => resolveContact(deps.contacts, tx, channel.organizationId, identity, at));
@@ -80,14 +90,37 @@ async function answer(deps: ChannelDeps, found: { channel: Channel; agent: Agent
     identity,
     channelId: channel.id,
   };
+  const reply = (text: string): OutboundMessage => ({
+    to: message.from,
+    text,
+    inReplyTo: { externalId: message.externalId, subject: message.subject ?? null, references: message.replyTo ?? [] },
+  });
   let result;
   try {
-    result = await chat(deps.chat, {
-      agent,
-      caller,
-      input: { message: message.text.slice(0, 10_000), ...(conversationId ? { conversationId } : {}) },
-      promptSource: 'live',
-    });
+    result = await chat(
+      deps.chat,
+      {
+        agent,
+        caller,
+        input: { message: message.text.slice(0, 10_000), ...(conversationId ? { conversationId } : {}) },
+        promptSource: 'live',
+      },
+      {
+        // The reply's delivery commits with the answer: a stored answer always has its reply on the way.
+        onAnswerStored: async (tx, stored) => {
+          if (!plugin.send || !stored.text.trim()) return;
+          await recordChannelDelivery(deps, tx, {
+            organizationId: channel.organizationId,
+            channelId: channel.id,
+            agentId: agent.id,
+            conversationId: stored.conversationId,
+            inboundMessageId: message.externalId,
+            messageId: stored.messageId,
+            payload: reply(stored.text),
+          });
+        },
+      },
+    );
   } catch (e) {
     deps.log('warn', `channel ${channel.id}: the agent could not answer message ${message.externalId}`, {
       code: (e as { code?: string }).code,
@@ -95,30 +128,4 @@ async function answer(deps: ChannelDeps, found: { channel: Channel; agent: Agent
     return;
   }
   await repos.channels.setInboundConversation(channel.id, message.externalId, result.conversationId);
-  if (!plugin.send || !result.response.trim()) return;
-  const sent = await plugin.send(
-    {
-      to: message.from,
-      text: result.response,
-      inReplyTo: { externalId: message.externalId, subject: message.subject ?? null, references: message.replyTo ?? [] },
-    },
-    channelContext(deps, channel),
-  );
-  // Replies to our reply thread into the same conversation.
-  if (sent.externalId) await repos.channels.setInboundConversation(channel.id, sent.externalId, result.conversationId);
-}
-
-/** The worker of `channels.outbound`: an operator message of a channel conversation, delivered to its contact. */
-export async function processOutboundJob(deps: ChannelDeps, job: Job<OutboundJob>): Promise<void> {
-  const found = await activeChannel(deps, job.payload.channelId);
-  const send = found?.plugin.send;
-  if (!found || !send) return;
-  const { channel, plugin } = found;
-  const conversation = await deps.store.repos.conversations.findById(channel.organizationId, job.payload.conversationId);
-  if (!conversation?.contactId) return;
-  const identities = await deps.store.repos.contacts.identities(channel.organizationId, conversation.contactId);
-  const to = identities.find((i) => i.channel === plugin.identityChannel)?.identifier;
-  if (!to) return;
-  const sent = await send.call(plugin, { to, text: job.payload.text }, channelContext(deps, channel));
-  if (sent.externalId) await deps.store.repos.channels.setInboundConversation(channel.id, sent.externalId, conversation.id);
 }

@@ -282,6 +282,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Streams: called with each piece as the model emits it (awaited: backpressure reaches the model). */
   onToken?: (token: string) => void | Promise<void>;
+  /**
+   * Runs inside the transaction that stores the turn's messages (never for a turn held for an operator): writes
+   * that commit with the answer or not at all (a channel reply's delivery row).
+   */
+  onAnswerStored?: (repos: Repositories, answer: { conversationId: string; messageId: string; text: string }) => Promise<void>;
 }
 
 /** The turn's user message as stored (attachments named in its metadata). */
@@ -368,6 +373,8 @@ export async function runChat(deps: ChatDeps, p: PreparedChat, options: RunOptio
         at: p.userMessageAt,
         toolWrites: p.toolRun?.writes,
       });
+    if (options.onAnswerStored)
+      await options.onAnswerStored(repos, { conversationId: p.conversation.id, messageId, text: completion.text });
     return billed;
   });
   recordTurn(deps, {

@@ -7,6 +7,7 @@ import type { AttachmentRepository } from '../attachments/attachment';
 import type { AuditRepository } from '../audit/audit.repository';
 import type { BillingEventRepository, WalletRepository } from '../billing/wallet';
 import type { ChannelRepository } from '../channels/channel';
+import type { ChannelDeliveryRepository } from '../channels/channel-delivery';
 import type { ContactRepository } from '../contacts/contact';
 import type { ConversationRepository } from '../conversations/conversation';
 import type { SsoIdentityRepository, SsoProviderRepository, SsoStateRepository } from '../identity/sso/sso-provider';
@@ -61,6 +62,8 @@ export interface Repositories {
   contacts: ContactRepository;
   /** Agent channels and their inbound message ledger (channels area). */
   channels: ChannelRepository;
+  /** Channel replies to send, with their attempts (the outbox of `channels.outbound`). */
+  channelDeliveries: ChannelDeliveryRepository;
   /** Long-running jobs (DECISIONS "Jobs") and the webhook deliveries of their events. */
   jobs: JobRepository;
   webhookDeliveries: WebhookDeliveryRepository;

@@ -116,7 +116,7 @@ export async function publishOperatorEvent(
     await chat.store.repos.conversations.addMessages(conversation.organizationId, conversation.id, [message], at);
     // A channel conversation's person is not on the presence stream: the message goes out through the channel.
     if (conversation.channelId && deps.channelOutbound)
-      await deps.channelOutbound({ channelId: conversation.channelId, conversationId: conversation.id, text });
+      await deps.channelOutbound({ channelId: conversation.channelId, conversationId: conversation.id, text, messageId: message.id });
     event.message = text;
     event.messageId = message.id;
   }

@@ -32,7 +32,7 @@ export interface PublicChatDeps {
   rateLimits: RateLimitStore;
   limits: PublicChatLimits;
   /** Delivers an operator message of a channel conversation (email, WhatsApp) through its channel; queued. */
-  channelOutbound?: (input: { channelId: string; conversationId: string; text: string }) => Promise<void>;
+  channelOutbound?: (input: { channelId: string; conversationId: string; text: string; messageId?: string }) => Promise<void>;
   /** Comment heartbeat of the presence stream (15-25 s in production). */
   presenceHeartbeatMs: number;
 }

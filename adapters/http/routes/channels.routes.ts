@@ -2,6 +2,7 @@ import type { channelOperations } from '../../../contracts/operations/channels';
 import type { ChannelDeps } from '../../../core/channels/channel-deps';
 import type { InboundRequest } from '../../../core/channels/channel-plugin';
 import { createChannel, deleteChannel, listChannels, updateChannel } from '../../../core/channels/channels';
+import { listChannelDeliveries } from '../../../core/channels/deliveries';
 import { receiveInbound } from '../../../core/channels/inbound';
 import { type HandlerContext, type HandlerResult, requireActor, typedHandlers } from '../handler';
 
@@ -27,6 +28,13 @@ export const channelRoutes = (d: ChannelDeps) =>
     updateChannel: async (ctx) => ({
       status: 200,
       body: await updateChannel(d, requireActor(ctx), ctx.params.id, ctx.params.channelId, ctx.body),
+    }),
+    listChannelDeliveries: async (ctx) => ({
+      status: 200,
+      body: await listChannelDeliveries(d, requireActor(ctx), ctx.params.id, ctx.params.channelId, {
+        limit: ctx.query.limit,
+        offset: ctx.query.offset,
+      }),
     }),
     deleteChannel: async (ctx) => {
       await deleteChannel(d, requireActor(ctx), ctx.params.id, ctx.params.channelId);

@@ -8,6 +8,7 @@ import { KnexApiKeyRepository } from './api-keys.repository';
 import { KnexAttachmentRepository } from './attachments.repository';
 import { KnexAuditRepository } from './audit.repository';
 import { KnexBillingEventRepository, KnexWalletRepository } from './billing.repository';
+import { KnexChannelDeliveryRepository } from './channel-deliveries.repository';
 import { KnexChannelRepository } from './channels.repository';
 import { KnexContactRepository } from './contacts.repository';
 import { KnexConversationRepository } from './conversations.repository';
@@ -64,6 +65,7 @@ export function createRepositories(db: DbHandle, options: RepositoryOptions = { 
     groups: new KnexGroupRepository(db),
     contacts: new KnexContactRepository(db, options),
     channels: new KnexChannelRepository(db, Date.now, options.afterTransaction),
+    channelDeliveries: new KnexChannelDeliveryRepository(db),
     jobs: new KnexJobRepository(db),
     webhookDeliveries: new KnexWebhookDeliveryRepository(db),
     provisioningBuilds: new KnexBuildRepository(db),

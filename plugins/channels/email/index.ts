@@ -70,7 +70,8 @@ const plugin: ChannelPlugin = {
   async send(message, ctx) {
     const address = String(ctx.config.address);
     const domain = address.split('@')[1] ?? 'localhost';
-    const messageId = `<${ctx.newId()}@${domain}>`;
+    // The same Message-ID on every attempt of one reply: a relay or reader can tell a retried send.
+    const messageId = `<${message.id ?? ctx.newId()}@${domain}>`;
     const subject = message.inReplyTo?.subject ?? '';
     const fromName = typeof ctx.config.fromName === 'string' ? ctx.config.fromName : '';
     await ctx.mail({
