@@ -5,6 +5,28 @@ import type { Operation } from './operation';
 /** `:name` is a parameter; `\\:` is a literal colon (`/v1/agents\\:from-url`, escaped for the router). */
 const toOpenApiPath = (path: string) => path.replace(/(?<!\\):([A-Za-z0-9_]+)/g, '{$1}').replace(/\\:/g, ':');
 
+/** Operations that apply the Idempotency-Key with rules of their own (spec 4.13). */
+const OWN_IDEMPOTENCY_RULES: Record<string, string> = {
+  '/v1/agents\\:from-url':
+    'Optional UUID. The same key with the same body answers the same build (concurrent calls included); with another body: 409 Conflict (details.code idempotency_key_reused).',
+};
+const GENERAL_IDEMPOTENCY_RULES =
+  'Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.';
+
+/** DECISIONS "Delivery guarantees": every POST of /api and /v1 takes an optional Idempotency-Key (adapters/http/idempotency.ts). */
+const idempotencyKey = (o: Operation) =>
+  o.method === 'post' && /^\/(?:api|v1)\//.test(o.path)
+    ? [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description: OWN_IDEMPOTENCY_RULES[o.path] ?? GENERAL_IDEMPOTENCY_RULES,
+          schema: { type: 'string', format: 'uuid' },
+        },
+      ]
+    : [];
+
 function parameters(o: Operation) {
   const out: Record<string, unknown>[] = [];
   for (const name of [...o.path.matchAll(/(?<!\\):([A-Za-z0-9_]+)/g)].map((m) => m[1])) {
@@ -14,6 +36,7 @@ function parameters(o: Operation) {
   for (const [name, schema] of Object.entries(q?.properties ?? {})) {
     out.push({ name, in: 'query', required: q?.required?.includes(name) ?? false, schema });
   }
+  out.push(...idempotencyKey(o));
   return out;
 }
 

@@ -2680,6 +2680,26 @@ export interface paths {
         patch: operations["updateChannel"];
         trace?: never;
     };
+    "/api/bots/{id}/channels/{channelId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The channel's replies (agent answers and operator messages) and their delivery, newest first (needs edit on the agent). A reply is sent only once the provider accepted it; a failed send is retried with exponential backoff (CHANNEL_RETRY_BACKOFF_MS, default 5 s), 5 attempts, then failed
+         * @description The channel's replies (agent answers and operator messages) and their delivery, newest first (needs edit on the agent). A reply is sent only once the provider accepted it; a failed send is retried with exponential backoff (CHANNEL_RETRY_BACKOFF_MS, default 5 s), 5 attempts, then failed
+         */
+        get: operations["listChannelDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/channels/{channelId}/inbound": {
         parameters: {
             query?: never;
@@ -4728,7 +4748,13 @@ export interface operations {
     topUpCredits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -4887,7 +4913,13 @@ export interface operations {
     register: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4997,7 +5029,13 @@ export interface operations {
     login: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5122,7 +5160,13 @@ export interface operations {
     refresh: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5229,7 +5273,13 @@ export interface operations {
     switchOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5581,7 +5631,13 @@ export interface operations {
     createInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 orgId: string;
@@ -5755,7 +5811,13 @@ export interface operations {
     acceptInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6213,7 +6275,13 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6726,7 +6794,13 @@ export interface operations {
     createSsoProvider: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7951,7 +8025,13 @@ export interface operations {
     triggerModelSync: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8167,7 +8247,13 @@ export interface operations {
     createAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8337,7 +8423,13 @@ export interface operations {
     setupAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9215,7 +9307,13 @@ export interface operations {
     revertAgentVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -9472,7 +9570,13 @@ export interface operations {
     submitAgentForReview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -9627,7 +9731,13 @@ export interface operations {
     approveAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -9799,7 +9909,13 @@ export interface operations {
     rejectAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -9982,7 +10098,13 @@ export interface operations {
     publishAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -10334,7 +10456,13 @@ export interface operations {
     publishAgentDistribution: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -10781,7 +10909,13 @@ export interface operations {
     savePromptConfigVersion: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -11229,7 +11363,13 @@ export interface operations {
                 /** @example string */
                 instanceRef?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -11555,7 +11695,13 @@ export interface operations {
     createKnowledgeBase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12044,7 +12190,13 @@ export interface operations {
     linkKnowledgeBase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -12622,7 +12774,13 @@ export interface operations {
                 /** @example false */
                 allowDuplicate?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -13033,7 +13191,13 @@ export interface operations {
     retryDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -13167,7 +13331,13 @@ export interface operations {
     extractText: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13305,7 +13475,13 @@ export interface operations {
                 /** @example 497f6eca-6276-4993-bfeb-53cbbbba6f08 */
                 messageId?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14347,7 +14523,13 @@ export interface operations {
     mergeGraphEntities: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -15020,7 +15202,13 @@ export interface operations {
     generateGraphSuggestions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -15120,7 +15308,13 @@ export interface operations {
     aiResolveGraphSuggestions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -15378,7 +15572,13 @@ export interface operations {
     applyGraphSuggestions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -15744,7 +15944,13 @@ export interface operations {
     searchGraph: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -15923,7 +16129,13 @@ export interface operations {
     addKnowledgeSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -16270,7 +16482,13 @@ export interface operations {
     syncKnowledgeSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -16475,7 +16693,13 @@ export interface operations {
     lightScrape: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -16587,7 +16811,13 @@ export interface operations {
     chatWithAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -16792,7 +17022,13 @@ export interface operations {
     previewChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -17125,7 +17361,13 @@ export interface operations {
     createConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -17790,7 +18032,13 @@ export interface operations {
     setConversationVariables: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -17920,7 +18168,13 @@ export interface operations {
     createContextToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -18030,7 +18284,13 @@ export interface operations {
     openAiChatCompletions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -18533,7 +18793,13 @@ export interface operations {
     createPublicConversation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 slug: string;
@@ -19008,7 +19274,13 @@ export interface operations {
     publicChat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 slug: string;
@@ -19244,7 +19516,13 @@ export interface operations {
                 /** @example string */
                 anonymousId: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 slug: string;
@@ -19617,7 +19895,13 @@ export interface operations {
     publishOperatorEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -19833,7 +20117,13 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 orgId: string;
@@ -20549,7 +20839,13 @@ export interface operations {
     provisionAgentFromUrl: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same body answers the same build (concurrent calls included); with another body: 409 Conflict (details.code idempotency_key_reused).
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20898,7 +21194,13 @@ export interface operations {
     changePassword: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -22016,7 +22318,13 @@ export interface operations {
     createChannel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -22362,6 +22670,139 @@ export interface operations {
             };
         };
     };
+    listChannelDeliveries: {
+        parameters: {
+            query?: {
+                /** @example 50 */
+                limit?: number;
+                /** @example 0 */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                /** @example string */
+                id: string;
+                /** @example string */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *           "conversationId": "ee6e55e8-45fe-4a3e-9bc8-4669f9fdf77a",
+                     *           "status": "pending",
+                     *           "attempts": 0,
+                     *           "lastError": "string",
+                     *           "createdAt": "2019-08-24T14:15:22Z",
+                     *           "sentAt": "2019-08-24T14:15:22Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        deliveries: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            conversationId: string;
+                            /** @enum {string} */
+                            status: "pending" | "sent" | "failed";
+                            /** @description Sends tried so far (5 at most) */
+                            attempts: number;
+                            /** @description The error of the latest failed attempt; kept once a later attempt succeeded (attempts > 1 then says why it was late) */
+                            lastError: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description When the provider accepted it; null until then
+                             */
+                            sentAt: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     channelInboundVerify: {
         parameters: {
             query?: never;
@@ -22422,7 +22863,13 @@ export interface operations {
     channelInbound: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 channelId: string;
@@ -23240,7 +23687,13 @@ export interface operations {
     refreshLearningPrior: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -23321,7 +23774,13 @@ export interface operations {
     rateMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 id: string;
@@ -23437,7 +23896,13 @@ export interface operations {
     ratePublicMessage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @example string */
                 slug: string;

@@ -19,7 +19,7 @@ export function corsForPublicLanes(origins: string[]) {
     }
     res.setHeader('Access-Control-Allow-Origin', any ? '*' : origin);
     if (!any) res.setHeader('Vary', 'Origin');
-    res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining');
+    res.setHeader('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, Idempotent-Replayed');
     if (req.method !== 'OPTIONS') return next();
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE, OPTIONS');
     res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
