@@ -17,11 +17,14 @@ import { CheerioHtmlReader } from '../adapters/documents/html.reader';
 import { MultiFormatDocumentLoader } from '../adapters/documents/multi-format.document-loader';
 import { PooledDocumentLoader } from '../adapters/documents/pooled.document-loader';
 import type { AdapterContext } from '../adapters/kit/adapter-definition';
+import { InProcessTickLeadership } from '../adapters/memory/in-process.tick-leadership';
 import { OpenIdClientOidc } from '../adapters/openid-client/openid-client.oidc-client';
 import { OpenRouterModelListing } from '../adapters/openrouter/openrouter.model-listing';
 import { SsrfGuardedFetcher } from '../adapters/outbound/ssrf-guarded.fetcher';
+import { AdvisoryLockTickLeadership } from '../adapters/postgres/advisory.tick-leadership';
 import { IdentityCache } from '../adapters/postgres/identity-cache';
 import { KnexStore } from '../adapters/postgres/knex-store';
+import { PostgresIdempotencyStore } from '../adapters/postgres/postgres.idempotency-store';
 import { CryptoIdGenerator } from '../adapters/system/crypto.id-generator';
 import { SystemClock } from '../adapters/system/system.clock';
 import { ZxcvbnCommonPasswordList } from '../adapters/zxcvbn/zxcvbn.common-password-list';
@@ -42,9 +45,11 @@ import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER } from '../core/ports/html-reader';
 import { ID_GENERATOR } from '../core/ports/id-generator';
+import { IDEMPOTENCY_STORE } from '../core/ports/idempotency-store';
 import { IMAGE_DESCRIBER, type ImageDescriber, TRANSCRIBER, type Transcriber } from '../core/ports/media-understanding';
 import { OUTBOUND_FETCHER } from '../core/ports/outbound-fetcher';
 import { STORE } from '../core/ports/store';
+import { TICK_LEADERSHIP } from '../core/ports/tick-leadership';
 import { platformPorts } from './ports';
 
 /**
@@ -67,6 +72,15 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(STORE).toConstantValue(
     new KnexStore(context.db.knex, { identityCache: identityCacheFor(config), cursors: context.db.kind === 'postgres' }),
   );
+  // Idempotency-Key claims and answers, on the relational database every api replica shares.
+  c.bind(IDEMPOTENCY_STORE).toConstantValue(new PostgresIdempotencyStore(context.db.knex));
+  // Periodic ticks of the worker role run on one worker at a time: a server's advisory locks, or in this process
+  // on the embedded store (which belongs to one process). It follows the database, not a setting of its own.
+  c.bind(TICK_LEADERSHIP)
+    .toDynamicValue(() =>
+      context.db.kind === 'postgres' ? new AdvisoryLockTickLeadership(context.db.knex, context.log) : new InProcessTickLeadership(),
+    )
+    .inSingletonScope();
   c.bind(TOKEN_SIGNER)
     .toDynamicValue((ctx) => new Hs256TokenSigner({ secret: config.secrets.jwt, clock: ctx.get<Clock>(CLOCK) }))
     .inSingletonScope();

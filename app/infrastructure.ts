@@ -30,6 +30,7 @@ import { GRAPH_STORE, type GraphStore } from '../core/ports/graph-store';
 import { HEAVY_WORK, type HeavyWork } from '../core/ports/heavy-work';
 import { HTML_READER, type HtmlReader } from '../core/ports/html-reader';
 import { ID_GENERATOR, type IdGenerator } from '../core/ports/id-generator';
+import { IDEMPOTENCY_STORE, type IdempotencyStore } from '../core/ports/idempotency-store';
 import { JOB_QUEUE, type JobQueue } from '../core/ports/job-queue';
 import {
   IMAGE_DESCRIBER,
@@ -44,6 +45,7 @@ import { OUTBOUND_FETCHER, type OutboundFetcher } from '../core/ports/outbound-f
 import { RATE_LIMIT_STORE, type RateLimitStore } from '../core/ports/rate-limit-store';
 import { RERANKER, type Reranker } from '../core/ports/reranker';
 import { STORE, type Store } from '../core/ports/store';
+import { TICK_LEADERSHIP, type TickLeadership } from '../core/ports/tick-leadership';
 import { VECTOR_INDEX, type VectorIndex } from '../core/ports/vector-index';
 import { createPluginRegistries, type PluginRegistries } from '../plugins';
 import { type Binding, createAdaptersContainer } from './adapters-container';
@@ -94,6 +96,8 @@ export interface Infrastructure {
   rateLimits: RateLimitStore;
   /** One-time gateway signature nonces (Redis when configured, so every api replica refuses a replay). */
   nonces: NonceRegistry;
+  /** Idempotency-Key claims and kept answers of the POSTs of /api and /v1 (the relational database). */
+  idempotency: IdempotencyStore;
   /** Passwords too common to accept (the password policy). */
   commonPasswords: CommonPasswordList;
   /** The configured queue wrapped with request ids, job log lines, outcome metrics and job spans. */
@@ -115,6 +119,8 @@ export interface Infrastructure {
   chat: ChatAdapters;
   /** Analytics on the relational store: queries, rollup, learning priors and the buffered retrieval recorder. */
   analytics: AnalyticsAdapters;
+  /** Runs the worker role's periodic ticks on one worker at a time (advisory locks on a Postgres server). */
+  leadership: TickLeadership;
   /** The plugins of every kind (folders and PLUGINS packages), their secrets read from configuration. */
   plugins: PluginRegistries;
   /** Every port's token bound to its adapter (the parent of the roles' container). */
@@ -234,6 +240,7 @@ export async function buildInfrastructure(
       passwords: await get<PasswordHasher>(PASSWORD_HASHER),
       rateLimits,
       nonces,
+      idempotency: await get<IdempotencyStore>(IDEMPOTENCY_STORE),
       commonPasswords: await get<CommonPasswordList>(COMMON_PASSWORD_LIST),
       queue,
       bus,
@@ -264,6 +271,7 @@ export async function buildInfrastructure(
         speech: await get<SpeechSynthesizer | null>(SPEECH_SYNTHESIZER),
       },
       analytics,
+      leadership: await get<TickLeadership>(TICK_LEADERSHIP),
       plugins,
       adapters: c,
       close: closeAll,

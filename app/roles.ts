@@ -6,7 +6,9 @@ import type { Container } from 'inversify';
 import type { PlatformConfig } from '../adapters/config/platform-config';
 import { createApiApp } from '../adapters/http/api-app';
 import { startMetricsServer } from '../adapters/http/metrics-server';
+import { notShuttingDown } from '../adapters/http/readiness';
 import { databaseOptions, openDatabase } from '../adapters/postgres/database';
+import { isDatabaseUnavailable } from '../adapters/postgres/database-errors';
 import { relationalMigrations } from '../adapters/postgres/migrations';
 import { migrate } from '../adapters/postgres/migrator';
 import { allOperations } from '../contracts';
@@ -16,7 +18,7 @@ import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
-import { createGateway, type Gateway, type Upstream } from '../gateway';
+import { createGateway, drainable, type Gateway, type Upstream } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { buildHandlers } from './http-routes';
 import type { Infrastructure } from './infrastructure';
@@ -25,10 +27,23 @@ import type { Services } from './services';
 import { startWorkers } from './workers';
 
 export interface Running {
-  close(): Promise<void>;
+  /**
+   * Stops. A server lets its in-flight requests and streams run until `deadline` (ms since the epoch; default
+   * CLOSE_GRACE_MS from now; the signal handler passes now + SHUTDOWN_GRACE_MS), answering with `Connection: close`.
+   */
+  close(deadline?: number): Promise<void>;
 }
 
-export function createApi(container: Container, handoff?: IdentityHandoff) {
+/** A server of this process: shutdown can begin (readiness 503, `Connection: close`) before it is closed. */
+export interface RunningServer extends Running {
+  beginClose(): void;
+}
+
+/** The grace of a `close()` given no deadline (tests, benchmarks, an HTTP replica told to stop). */
+const CLOSE_GRACE_MS = 2000;
+
+/** `shuttingDown` makes `/ready` fail (503) once it is true. */
+export function createApi(container: Container, handoff?: IdentityHandoff, shuttingDown: () => boolean = () => false) {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   return createApiApp({
@@ -41,10 +56,14 @@ export function createApi(container: Container, handoff?: IdentityHandoff) {
     // Below info (LOG_LEVEL=warn) the request line would be dropped: no per-request listener builds it.
     logRequests: infra.config.logLevel === 'debug' || infra.config.logLevel === 'info',
     nonces: infra.nonces,
+    idempotency: infra.idempotency,
     jsonMaxDepth: infra.config.security.jsonMaxDepth,
     corsOrigins: infra.config.security.corsOrigins,
     // Any query proves the database answers; the nil id never exists.
-    readiness: { database: () => infra.store.repos.organizations.findById('00000000-0000-0000-0000-000000000000') },
+    readiness: {
+      database: () => infra.store.repos.organizations.findById('00000000-0000-0000-0000-000000000000'),
+      serving: notShuttingDown(shuttingDown),
+    },
     signatureMaxAgeMs: infra.config.security.signatureMaxAgeMs,
     maxBodyBytes: infra.config.uploads.maxBytes + 1024 * 1024,
     handoff,
@@ -58,20 +77,26 @@ export async function startApi(
   port: number,
   host: string,
   handoff?: IdentityHandoff,
-): Promise<{ server: Server; address: AddressInfo; listener: ReturnType<typeof createApi> } & Running> {
+): Promise<{ server: Server; address: AddressInfo; listener: ReturnType<typeof createApi> } & RunningServer> {
   await ensureCatalogue(container.get<Services>(SERVICES).catalogue);
-  const app = createApi(container, handoff);
+  let drain: ReturnType<typeof drainable> | undefined;
+  const app = createApi(container, handoff, () => drain?.draining ?? false);
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = http.createServer(app.messageClasses, app).listen(port, host, () => resolve(s));
+    const s = http.createServer(app.messageClasses, app);
+    // Graceful shutdown (DECISIONS "Delivery guarantees"): in-flight requests finish, answers say Connection: close.
+    drain = drainable(s);
+    s.listen(port, host, () => resolve(s));
     s.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
-  const close = () =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return { server, address: server.address() as AddressInfo, listener: app, close };
+  const draining = drain!;
+  return {
+    server,
+    address: server.address() as AddressInfo,
+    listener: app,
+    beginClose: () => draining.begin(),
+    close: (deadline = Date.now() + CLOSE_GRACE_MS) => draining.close(deadline),
+  };
 }
 
 /**
@@ -98,7 +123,7 @@ export async function startGateway(
   host: string,
   /** The store of the per-request limits when it is not the infrastructure's (an HTTP replica's). */
   rateLimits?: RateLimitStore,
-): Promise<{ gateway: Gateway; address: AddressInfo } & Running> {
+): Promise<{ gateway: Gateway; address: AddressInfo } & RunningServer> {
   const infra = container.get<Infrastructure>(INFRASTRUCTURE);
   const services = container.get<Services>(SERVICES);
   const { externalTokens } = infra;
@@ -114,6 +139,7 @@ export async function startGateway(
     internalSecret: infra.config.secrets.internal,
     clock: infra.clock,
     externalAccessClaims: externalTokens && ((token) => externalAccessClaims(infra.store.repos, externalTokens, token, infra.clock.now())),
+    isDatabaseUnavailable,
     onError: (err, context) => infra.log('warn', `gateway: ${context}`, err),
     onRateLimited: (scope) => infra.metrics.rateLimited(scope),
     ...(infra.tracing ? { tracing: infra.tracing } : {}),
@@ -127,9 +153,11 @@ export async function startGateway(
   return {
     gateway,
     address,
-    close: async () => {
+    beginClose: () => gateway.beginClose(),
+    close: async (deadline = Date.now() + CLOSE_GRACE_MS) => {
+      gateway.beginClose();
       await metrics?.close();
-      await gateway.close(2000);
+      await gateway.close(Math.max(0, deadline - Date.now()));
     },
   };
 }
@@ -146,3 +174,5 @@ export async function migrateDatabase(config: PlatformConfig, log: Logger): Prom
 }
 
 export { startWorkers };
+/** A second opener of the embedded data folder (bin/platform.ts reports it without a stack). */
+export { DataFolderInUseError } from '../adapters/postgres/embedded/data-folder-claim';

@@ -165,6 +165,21 @@ export const configSchema = {
       description: 'Base of the exponential backoff between the 3 webhook attempts (5 s, then 10 s)',
     },
     WEBHOOK_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60000, default: 10000, description: 'Time bound of one webhook attempt' },
+    CHANNEL_RETRY_BACKOFF_MS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3600000,
+      default: 5000,
+      description: 'Base of the exponential backoff between the 5 attempts of a channel reply (5 s, 10 s, 20 s, 40 s)',
+    },
+    JOB_LEASE_SECONDS: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      default: 60,
+      description:
+        'How long a worker holds a job between renewals; a job whose worker died, or whose queue message was lost, is taken up again after it',
+    },
     PROVISIONING_LEASE_MS: {
       type: 'integer',
       minimum: 500,
@@ -214,6 +229,14 @@ export const configSchema = {
       minimum: 0,
       default: 24,
       description: 'A published agent built from the same handle within this many hours answers from-url at once',
+    },
+    SHUTDOWN_GRACE_MS: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 3600000,
+      default: 25000,
+      description:
+        'On SIGTERM/SIGINT: how long in-flight requests and streams may run on (readiness 503, answers with Connection: close) before the rest is cut and the process exits',
     },
     LOG_LEVEL: { enum: ['debug', 'info', 'warn', 'error', 'silent'], default: 'info' },
     METRICS_PORT: {

@@ -182,6 +182,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
     outboundAllow: list(raw.OUTBOUND_ALLOW),
     outboundCaFile: raw.OUTBOUND_CA_FILE as string | undefined,
     webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
+    jobs: { leaseMs: (raw.JOB_LEASE_SECONDS as number) * 1000 },
     provisioning: {
       leaseMs: raw.PROVISIONING_LEASE_MS as number,
       phaseTimeoutMs: raw.PROVISIONING_PHASE_TIMEOUT_MS as number,
@@ -190,6 +191,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
         ? { secret: raw.TURNSTILE_SECRET_KEY as string, verifyUrl: raw.TURNSTILE_VERIFY_URL as string }
         : null,
     },
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS as number,
     logLevel: raw.LOG_LEVEL as PlatformConfig['logLevel'],
     metricsPort: (raw.METRICS_PORT as number | undefined) ?? null,
     tracing: raw.OTEL_EXPORTER_OTLP_ENDPOINT

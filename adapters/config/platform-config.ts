@@ -40,6 +40,8 @@ export interface PlatformConfig {
   outboundCaFile?: string;
   /** Job webhooks: backoff base between attempts and the time bound of one attempt. */
   webhooks: { retryBackoffMs: number; timeoutMs: number };
+  /** Background jobs: how long a worker's lease lasts between renewals (JOB_LEASE_SECONDS). */
+  jobs: { leaseMs: number };
   /** Builds from a URL: worker lease, phase bound, handle-dedup window. */
   provisioning: {
     leaseMs: number;
@@ -47,6 +49,8 @@ export interface PlatformConfig {
     freshForHours: number;
     turnstile: { secret: string; verifyUrl: string } | null;
   };
+  /** SIGTERM: how long in-flight requests and streams may run on before the process exits (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Where the gateway and worker roles serve /metrics (METRICS_PORT); null: they do not. */
   metricsPort: number | null;

@@ -6,12 +6,14 @@ import type { Actor } from '../../core/identity/actor';
 import type { IdentityHandoff } from '../../core/identity/identity-handoff';
 import type { ForwardedIdentity } from '../../core/identity/token-claims';
 import type { Clock } from '../../core/ports/clock';
+import type { IdempotencyStore } from '../../core/ports/idempotency-store';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
 import { consoleStatic } from './console-static';
 import { corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
+import { idempotentPosts } from './idempotency';
 import { createHttpMetrics } from './metrics';
 import { exactGets, expressMessageClasses, middlewareChain, servePipeline } from './middleware-chain';
 import { mountOperations } from './mount-operations';
@@ -55,6 +57,8 @@ export interface ApiAppOptions {
   metricsRegistries?: Registry[];
   /** Express middleware opening the api's span of a request (OpenTelemetry, when tracing is configured). */
   traceRequest?: (req: Request, res: Response, next: NextFunction) => void;
+  /** Where `Idempotency-Key` claims and answers are kept (every POST of /api and /v1); off when absent. */
+  idempotency?: IdempotencyStore;
 }
 
 // Probes and the scrape come from the orchestrator, not through the gateway (which does not forward /metrics or /ready).
@@ -118,13 +122,16 @@ export function createApiApp(options: ApiAppOptions) {
       corsForPublicLanes(options.corsOrigins ?? ['*']),
       exactGets({ '/widget.js': widgetAsset(options.widgetDir) }),
       (req, res, next) => (CONSOLE_PATH.test(req.path) ? operatorConsole(req, res, next) : next()),
+      ...(options.idempotency ? [idempotentPosts({ store: options.idempotency, clock: options.clock, log: options.log })] : []),
       operations,
     ),
     fallthrough: unmatchedRoute(options.operations),
     onError: (err: unknown, req: Request, res: Response) => {
-      const { status, body } = toHttpError(err);
+      const { status, body, retryAfterSeconds } = toHttpError(err);
       const retryAfter = (body.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
       if (status === 429 && typeof retryAfter === 'number' && !res.headersSent) res.setHeader('Retry-After', String(retryAfter));
+      // The database away or busy (503 DATABASE_UNAVAILABLE / DATABASE_BUSY): when to try again.
+      if (retryAfterSeconds !== undefined && !res.headersSent) res.setHeader('Retry-After', String(retryAfterSeconds));
       if (status >= 500) options.log?.('error', `${req.method} ${req.path} failed`, err);
       if (res.headersSent) {
         res.end();

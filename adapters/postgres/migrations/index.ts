@@ -20,6 +20,9 @@ import { conversationTakeoverMigration } from './0066_conversation_takeover';
 import { analyticsRollupBucketsMigration } from './0068_analytics_rollup_buckets';
 import { contactSearchTableMigration } from './0069_contact_search_table';
 import { channelAddressIndexMigration } from './0070_channel_address_index';
+import { jobLeasesMigration } from './0074_job_leases';
+import { channelDeliveriesMigration } from './0075_channel_deliveries';
+import { idempotencyKeysMigration } from './0076_idempotency_keys';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -46,5 +49,8 @@ export const relationalMigrations: MigrationSet = {
     analyticsRollupBucketsMigration,
     contactSearchTableMigration,
     channelAddressIndexMigration,
+    jobLeasesMigration,
+    channelDeliveriesMigration,
+    idempotencyKeysMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
