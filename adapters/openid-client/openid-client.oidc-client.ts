@@ -1,10 +1,17 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, customFetch as joseCustomFetch, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 
 import type { OidcAuthorizationRequest, OidcClient, OidcProfile, OidcRelyingParty } from '../../core/identity/sso/oidc-client';
+import type { OutboundFetcher } from '../../core/ports/outbound-fetcher';
 import { DomainError } from '../../core/shared/errors';
+import { type FetchLike, guardedFetch } from './guarded-fetch';
 
 export interface OpenIdClientOptions {
+  /**
+   * Every request to a provider (discovery, JWKS, token, userinfo) goes through it: the SSRF-guarded fetcher of
+   * the identity flow (SSO_ALLOWED_HOSTS opens named internal providers).
+   */
+  fetcher: OutboundFetcher;
   /** How long discovered metadata is reused before it is fetched again. */
   metadataTtlMs?: number;
   /** Minimum time between two JWKS downloads (jose's cooldown): a token with an unknown `kid` refetches after it. */
@@ -34,6 +41,9 @@ function groupsOf(claims: Record<string, unknown> | undefined, claim: string | n
 /** Network failures are the provider's; anything else it answered (or a token that failed validation) refuses the sign-in. */
 function toDomainError(provider: OidcRelyingParty, err: unknown): DomainError {
   if (err instanceof DomainError) return err;
+  // The guarded fetcher's refusal (UNSUPPORTED_URL) or failure, when a library wrapped it.
+  const cause = (err as { cause?: unknown })?.cause;
+  if (cause instanceof DomainError) return cause;
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string } };
   // A socket error's code (ECONNREFUSED, EAI_AGAIN, UND_ERR_...), not a validation code (OAUTH_..., ERR_JWT_...).
   const systemCause = /^(E[A-Z]+|EAI_[A-Z]+|UND_ERR_[A-Z_]+)$/.test(e.cause?.code ?? '');
@@ -55,11 +65,13 @@ export class OpenIdClientOidc implements OidcClient {
   private readonly metadataTtlMs: number;
   private readonly jwksCooldownMs: number;
   private readonly timeoutSeconds: number;
+  private readonly fetch: FetchLike;
 
-  constructor(options: OpenIdClientOptions = {}) {
+  constructor(options: OpenIdClientOptions) {
     this.metadataTtlMs = options.metadataTtlMs ?? 3_600_000;
     this.jwksCooldownMs = options.jwksCooldownMs ?? 30_000;
     this.timeoutSeconds = options.timeoutSeconds ?? 10;
+    this.fetch = guardedFetch(options.fetcher, this.timeoutSeconds * 1000);
   }
 
   async authorizationUrl(r: OidcAuthorizationRequest): Promise<string> {
@@ -127,6 +139,7 @@ export class OpenIdClientOidc implements OidcClient {
     const insecure = issuer.protocol === 'http:';
     const found = await client.discovery(issuer, provider.clientId, provider.clientSecret, undefined, {
       timeout: this.timeoutSeconds,
+      [client.customFetch]: this.fetch as client.CustomFetch,
       ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
     });
     const metadata = found.serverMetadata();
@@ -135,11 +148,13 @@ export class OpenIdClientOidc implements OidcClient {
     const auth = !methods || methods.includes('client_secret_basic') ? client.ClientSecretBasic() : client.ClientSecretPost();
     const config = new client.Configuration(metadata, provider.clientId, provider.clientSecret, auth);
     config.timeout = this.timeoutSeconds;
+    config[client.customFetch] = this.fetch as client.CustomFetch;
     if (insecure) client.allowInsecureRequests(config);
     if (!metadata.jwks_uri) throw new DomainError('AUTHENTICATION_FAILED', `${provider.name} publishes no JWKS`);
     const jwks = createRemoteJWKSet(new URL(metadata.jwks_uri), {
       cooldownDuration: this.jwksCooldownMs,
       timeoutDuration: this.timeoutSeconds * 1000,
+      [joseCustomFetch]: this.fetch,
     });
     const entry = { version, at: Date.now(), config, jwks };
     this.cache.set(provider.id, entry);

@@ -14,6 +14,11 @@ export interface SsrfFetcherOptions {
   lookup?: HostLookup;
   /** Test-only allowance: exact `ip:port` endpoints (`127.0.0.1:43123`, `[::1]:8080`) reachable although internal. */
   allow?: string[];
+  /**
+   * `host[:port]` entries (a name or an IP literal; without a port the scheme's default, 443 or 80) reached whatever
+   * they resolve to: the internal identity providers SSO_ALLOWED_HOSTS names. Only the identity flow's fetcher has them.
+   */
+  allowHosts?: string[];
   /** Extra trusted CA certificates (PEM), added to Node's default roots for HTTPS targets. */
   extraCa?: string[];
   userAgent?: string;
@@ -34,6 +39,12 @@ export const ssrfFetcherOptionsSchema = {
       items: { type: 'string', pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[0-9.]+):[0-9]{1,5}$' },
       uniqueItems: true,
       default: [],
+    },
+    allowHosts: {
+      type: 'array',
+      description: 'host[:port] names (or IP literals) reached although internal; the identity providers of SSO_ALLOWED_HOSTS.',
+      items: { type: 'string', minLength: 1, maxLength: 260 },
+      uniqueItems: true,
     },
     extraCa: {
       type: 'array',
@@ -103,6 +114,25 @@ function parseAllowEntry(entry: string): string {
   return endpointKey(host.verdict, port);
 }
 
+/** A host as `allowHosts` compares it: an IP literal in canonical form (v6 bracketed), a name lower-case without the root dot. */
+function hostKey(host: string): string | null {
+  const c = classifyHost(host);
+  if (c.kind === 'ip') return c.verdict.family === 6 ? `[${c.verdict.address}]` : c.verdict.address;
+  const name = host.trim().toLowerCase().replace(/\.$/, '');
+  return name && !/[\s/\\?#@%:[\]]/.test(name) ? name : null;
+}
+
+/** `host`, `host:port`, `[v6]` or `[v6]:port` → `host:port` (default port: `*`, i.e. the scheme's default). */
+function parseAllowHost(entry: string): string {
+  const match = /^(\[[^\]]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(entry.trim());
+  const host = match ? hostKey(match[1]) : null;
+  const port = match?.[2] === undefined ? '*' : Number(match[2]);
+  if (!match || !host || (port !== '*' && (port < 1 || port > 65535))) {
+    throw new DomainError('VALIDATION', `invalid allowed host "${entry}": expected host or host:port`);
+  }
+  return `${host}:${port}`;
+}
+
 function positive(name: string, value: number | undefined, fallback: number, min = 1): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min) {
@@ -151,6 +181,7 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
 
   private readonly lookup: HostLookup;
   private readonly allowed: ReadonlySet<string>;
+  private readonly allowedHosts: ReadonlySet<string>;
   private readonly userAgent: string;
   private readonly defaultTimeoutMs: number;
   private readonly defaultMaxBytes: number;
@@ -165,6 +196,7 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
       : undefined;
     this.lookup = options.lookup ?? defaultLookup;
     this.allowed = new Set((options.allow ?? []).map(parseAllowEntry));
+    this.allowedHosts = new Set((options.allowHosts ?? []).map(parseAllowHost));
     this.userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     this.defaultTimeoutMs = positive('defaultTimeoutMs', options.defaultTimeoutMs, DEFAULT_TIMEOUT_MS);
     this.defaultMaxBytes = positive('defaultMaxBytes', options.defaultMaxBytes, DEFAULT_MAX_BYTES);
@@ -231,6 +263,11 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
   /** Resolves the URL host and refuses unless every answer is public or an allowed endpoint. */
   private async resolve(url: URL, signal: AbortSignal): Promise<PinnedTarget> {
     const port = url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+    if (this.namedExplicitly(url, port)) {
+      const named = classifyHost(url.hostname);
+      const [first] = named.kind === 'ip' ? [named.verdict] : await this.resolveName(url.hostname.replace(/\.$/, ''), signal);
+      return { address: first.address, family: first.family, port };
+    }
     const host = classifyHost(url.hostname);
     if (host.kind === 'refused') throw addressRefused({ host: url.hostname, why: host.reason });
     const verdicts = host.kind === 'ip' ? [host.verdict] : await this.resolveName(host.name, signal);
@@ -241,6 +278,14 @@ export class SsrfGuardedFetcher implements OutboundFetcher {
     }
     const [first] = verdicts;
     return { address: first.address, family: first.family, port };
+  }
+
+  /** Whether `allowHosts` names this URL's host on this port (an entry without a port: the scheme's default port). */
+  private namedExplicitly(url: URL, port: number): boolean {
+    if (this.allowedHosts.size === 0) return false;
+    const key = hostKey(url.hostname);
+    if (!key) return false;
+    return this.allowedHosts.has(`${key}:${port}`) || (!url.port && this.allowedHosts.has(`${key}:*`));
   }
 
   private async resolveName(name: string, signal: AbortSignal): Promise<AddressVerdict[]> {

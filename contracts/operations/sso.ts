@@ -17,7 +17,14 @@ const settings = {
   issuerUrl: { type: 'string', maxLength: 2048, description: 'https (http only for a loopback host); required for preset oidc' },
   clientId: { type: 'string', minLength: 1, maxLength: 1024 },
   clientSecret: { type: 'string', minLength: 1, maxLength: 4096 },
-  allowedEmailDomains: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 253 } },
+  allowedEmailDomains: {
+    type: 'array',
+    maxItems: 100,
+    items: { type: 'string', minLength: 1, maxLength: 253 },
+    description:
+      'Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing ' +
+      'account with the same verified email and join organizationId',
+  },
   organizationId: { ...uuid, description: 'The organization new users join' },
   defaultRole: { ...role, description: 'Role of new members (default member)' },
   groupClaim: { type: ['string', 'null'], maxLength: 100, description: 'Claim holding the user groups, e.g. groups' },
@@ -71,26 +78,49 @@ export const ssoOperations = [
     operationId: 'ssoStart',
     method: 'get',
     path: '/api/auth/sso/:slug',
-    summary: 'Redirect to the provider (authorization code + PKCE S256 + state + nonce); 404 for an unknown or disabled provider',
+    summary:
+      'Redirect to the provider (authorization code + PKCE S256 + state + nonce); sets the state cookie (__Host-sso_state over ' +
+      'TLS, else sso_state) the callback checks; 404 for an unknown or disabled provider',
     tags: ['auth'],
     auth: 'open',
     params: slugParams,
     responses: { '302': { description: 'Redirect to the identity provider' }, ...errors(404, 502) },
   }),
   op({
+    operationId: 'ssoLink',
+    method: 'post',
+    path: '/api/auth/sso/:slug/link',
+    summary:
+      'Start the sign-in flow for the signed-in user: its callback links the provider’s identity to this user (the way to ' +
+      'link a provider that may not link by email); open authorizationUrl in the same browser',
+    tags: ['auth'],
+    auth: 'user',
+    params: slugParams,
+    responses: {
+      '200': {
+        description: 'The provider’s authorization URL; the response also sets the state cookie the callback checks',
+        schema: { type: 'object', required: ['authorizationUrl'], properties: { authorizationUrl: { type: 'string' } } },
+      },
+      ...errors(401, 404, 502),
+    },
+  }),
+  op({
     operationId: 'ssoCallback',
     method: 'get',
     path: '/api/auth/sso/:slug/callback',
     summary:
-      'Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce); links an existing ' +
-      'account with the same verified email; redirects to the app with tokens in the URL fragment',
+      'Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce; state matched ' +
+      'against the cookie of the browser that started it, else 400). An existing account with the same email is linked ' +
+      'only when the provider lists its domain in allowedEmailDomains and verified the email, else 409 account_exists ' +
+      '(sign in and use POST /api/auth/sso/{slug}/link); a link flow links the identity to its user. Redirects to the ' +
+      'app with tokens in the URL fragment',
     tags: ['auth'],
     auth: 'open',
     params: slugParams,
     query: { type: 'object', properties: { code: { type: 'string' }, state: { type: 'string' }, error: { type: 'string' } } },
     responses: {
       '302': { description: 'Redirect to APP_URL/auth/callback#accessToken=...&refreshToken=...' },
-      ...errors(400, 401, 403, 404, 502),
+      ...errors(400, 401, 403, 404, 409, 502),
     },
   }),
   op({

@@ -34,6 +34,9 @@ export type ErrorCode =
   | 'INVALID_VARIABLE_NAMESPACE'
   | 'DUPLICATE_SECTION'
   | 'INVALID_STATE'
+  | 'ACCOUNT_EXISTS'
+  | 'ADDRESS_TAKEN'
+  | 'ORIGIN_NOT_ALLOWED'
   | 'INTERNAL';
 
 export class DomainError extends Error {

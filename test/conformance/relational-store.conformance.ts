@@ -272,10 +272,21 @@ export function relationalStoreConformance(name: string, makeFixture: () => Prom
         await repos.ssoIdentities.link({ providerId: provider.id, subject: 'sub-1', userId: u.id, createdAt: at() });
         expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-1')).toBe(u.id);
         expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-2')).toBeNull();
-        const state = { state: `s-${randomUUID()}`, providerId: provider.id, codeVerifier: 'v', nonce: 'n', expiresAt: later(1) };
+        const state = {
+          state: `s-${randomUUID()}`,
+          providerId: provider.id,
+          codeVerifier: 'v',
+          nonce: 'n',
+          expiresAt: later(1),
+          userId: null,
+        };
         await repos.ssoStates.create(state);
         const takes = await Promise.all([repos.ssoStates.take(state.state), repos.ssoStates.take(state.state)]);
         expect(takes.filter(Boolean)).toEqual([state]);
+        // A link flow remembers the signed-in user who started it.
+        const linking = { ...state, state: `s-${randomUUID()}`, userId: u.id };
+        await repos.ssoStates.create(linking);
+        expect(await repos.ssoStates.take(linking.state)).toEqual(linking);
         expect(await repos.ssoProviders.delete(provider.id)).toBe(true);
         expect(await repos.ssoIdentities.findUserId(provider.id, 'sub-1')).toBeNull();
       });

@@ -62,7 +62,13 @@ export class FakeGoogle {
   }
 
   get env(): Record<string, string> {
-    return { GOOGLE_CLIENT_ID: this.clientId, GOOGLE_CLIENT_SECRET: this.clientSecret, GOOGLE_ISSUER_URL: this.url };
+    // The identity flow's requests go through the SSRF guard: the local provider is named as an internal one.
+    return {
+      GOOGLE_CLIENT_ID: this.clientId,
+      GOOGLE_CLIENT_SECRET: this.clientSecret,
+      GOOGLE_ISSUER_URL: this.url,
+      SSO_ALLOWED_HOSTS: new URL(this.url).host,
+    };
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,7 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+import type { Request, Response } from 'express';
+
 import type { ssoOperations } from '../../../contracts/operations/sso';
 import type { IdentityDeps } from '../../../core/identity/identity-deps';
 import type { OidcClient } from '../../../core/identity/sso/oidc-client';
@@ -8,7 +12,13 @@ import {
   listSsoProviders,
   updateSsoProvider,
 } from '../../../core/identity/sso/sso-admin';
-import { completeSsoSignIn, listSignInProviders, startSsoSignIn } from '../../../core/identity/sso/sso-sign-in';
+import {
+  completeSsoSignIn,
+  listSignInProviders,
+  type SsoFlowStart,
+  startSsoLink,
+  startSsoSignIn,
+} from '../../../core/identity/sso/sso-sign-in';
 import { DomainError } from '../../../core/shared/errors';
 import { type HandlerMap, requireActor, typedHandlers } from '../handler';
 import { setSessionCookie } from '../session-cookie';
@@ -22,17 +32,69 @@ export interface SsoRouteDeps {
   readonly appUrl: string;
 }
 
+/** Lifetime of the state cookie: the lifetime of the stored state. */
+const STATE_COOKIE_SECONDS = 10 * 60;
+
+/**
+ * The cookie binding a flow's `state` to the browser that started it (DECISIONS "Single sign-on"): HttpOnly,
+ * SameSite=Lax (sent on the provider's top-level redirect back, not on cross-site subrequests), Path=/. Secure
+ * decides as for the access_token cookie (the client reached the gateway over TLS), and the `__Host-` prefix,
+ * which browsers accept only on a Secure cookie without Domain and with Path=/, is used exactly then, so that a
+ * sibling subdomain or a plain-http page cannot plant one. Over plain http (local development, tests) the
+ * cookie is `sso_state`. Each name is read only over its own kind of connection.
+ */
+function stateCookie(req: Request) {
+  const secure = req.headers['x-forwarded-proto'] === 'https';
+  return {
+    name: secure ? '__Host-sso_state' : 'sso_state',
+    options: { httpOnly: true, sameSite: 'lax' as const, secure, path: '/' },
+  };
+}
+
+function readCookie(req: Request, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || null;
+  }
+  return null;
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Whether the browser's cookie holds this flow's state (compared in constant time, over fixed-length digests). */
+function startedByThisBrowser(req: Request, state: string): boolean {
+  const held = readCookie(req, stateCookie(req).name);
+  return held !== null && timingSafeEqual(digest(held), digest(state));
+}
+
+function bindToBrowser(req: Request, res: Response, flow: SsoFlowStart): string {
+  const { name, options } = stateCookie(req);
+  res.cookie(name, flow.state, { ...options, maxAge: STATE_COOKIE_SECONDS * 1000 });
+  return flow.url;
+}
+
 export function ssoRoutes(d: SsoRouteDeps): HandlerMap {
   const redirectUri = (slug: string) => `${d.publicUrl.replace(/\/$/, '')}/api/auth/sso/${slug}/callback`;
   return typedHandlers<typeof ssoOperations>()({
     ssoProviders: async () => ({ status: 200, body: { providers: await listSignInProviders(d.identity) } }),
-    ssoStart: async ({ params, res }) => {
-      res.redirect(302, await startSsoSignIn(d.identity, d.oidc, params.slug, redirectUri(params.slug)));
+    ssoStart: async ({ params, req, res }) => {
+      const flow = await startSsoSignIn(d.identity, d.oidc, params.slug, redirectUri(params.slug));
+      res.redirect(302, bindToBrowser(req, res, flow));
+    },
+    ssoLink: async (ctx) => {
+      const { params, req, res } = ctx;
+      const flow = await startSsoLink(d.identity, d.oidc, requireActor(ctx), params.slug, redirectUri(params.slug));
+      return { status: 200, body: { authorizationUrl: bindToBrowser(req, res, flow) } };
     },
     ssoCallback: async (ctx) => {
       const { query, params, req, res } = ctx;
       if (query.error) throw new DomainError('AUTHENTICATION_FAILED', `Sign-in was not completed: ${query.error}`);
       if (!query.code || !query.state) throw new DomainError('VALIDATION', 'code and state are required');
+      // Login CSRF: a callback URL started in another browser (the attacker's) carries a state this one never held.
+      if (!startedByThisBrowser(req, query.state))
+        throw new DomainError('VALIDATION', 'This sign-in was not started in this browser; start again');
+      const { name, options } = stateCookie(req);
+      res.clearCookie(name, options);
       const uri = redirectUri(params.slug);
       // The URL the provider sent the browser to: its redirect URI plus the query it added (code, state, iss).
       const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?')) : '';

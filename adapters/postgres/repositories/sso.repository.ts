@@ -100,13 +100,21 @@ export class KnexSsoStateRepository implements SsoStateRepository {
       code_verifier: r.codeVerifier,
       nonce: r.nonce,
       expires_at: r.expiresAt,
+      user_id: r.userId,
     });
   }
 
   async take(state: string) {
     const [r] = await this.db()('sso_states').where({ state }).delete().returning('*');
     return r
-      ? { state: r.state, providerId: r.provider_id, codeVerifier: r.code_verifier, nonce: r.nonce, expiresAt: iso(r.expires_at) }
+      ? {
+          state: r.state,
+          providerId: r.provider_id,
+          codeVerifier: r.code_verifier,
+          nonce: r.nonce,
+          expiresAt: iso(r.expires_at),
+          userId: (r.user_id as string | null) ?? null,
+        }
       : null;
   }
 }

@@ -18,7 +18,10 @@ export interface SsoProvider {
   issuerUrl: string;
   clientId: string;
   clientSecret: string;
-  /** Lower-case domains an email must belong to; empty allows any. */
+  /**
+   * Lower-case domains an email must belong to (empty: any email may sign in). Only emails of a listed domain
+   * are linked to an existing account and join `organizationId` (DECISIONS "Single sign-on").
+   */
   allowedEmailDomains: string[];
   organizationId: string;
   defaultRole: OrgRole;
@@ -53,13 +56,18 @@ export interface SsoIdentityRepository {
   link(record: { providerId: string; subject: string; userId: string; createdAt: string }): Promise<void>;
 }
 
-/** Sign-in state between the redirect to the provider and its callback (single use). */
+/**
+ * Sign-in state between the redirect to the provider and its callback (single use). The browser that started
+ * the flow holds the state in a cookie too (checked at the callback).
+ */
 export interface SsoStateRecord {
   state: string;
   providerId: string;
   codeVerifier: string;
   nonce: string;
   expiresAt: string;
+  /** Set when a signed-in user started the flow to link the provider to their account; null for a sign-in. */
+  userId: string | null;
 }
 
 export interface SsoStateRepository {
@@ -80,8 +88,17 @@ export function roleForGroups(provider: Pick<SsoProvider, 'defaultRole' | 'group
   return best ?? provider.defaultRole;
 }
 
+const domainOf = (email: string) => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+/** Whether an email may sign in through the provider at all: any when it lists no domain. */
 export function emailDomainAllowed(provider: Pick<SsoProvider, 'allowedEmailDomains'>, email: string): boolean {
-  if (provider.allowedEmailDomains.length === 0) return true;
-  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-  return provider.allowedEmailDomains.includes(domain);
+  return provider.allowedEmailDomains.length === 0 || emailDomainListed(provider, email);
+}
+
+/**
+ * Whether the provider names the email's domain: only then does it speak for that email, i.e. may link it to an
+ * existing account and give its organization's membership. An empty list names none.
+ */
+export function emailDomainListed(provider: Pick<SsoProvider, 'allowedEmailDomains'>, email: string): boolean {
+  return provider.allowedEmailDomains.includes(domainOf(email));
 }

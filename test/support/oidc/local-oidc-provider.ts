@@ -46,8 +46,19 @@ export class LocalOidcProvider {
     return `http://127.0.0.1:${this.port}`;
   }
 
+  /** `127.0.0.1:<port>`, as SSO_ALLOWED_HOSTS names it. */
+  get host() {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  /** Picks the port before start(), so that a platform can be configured with it before it knows its redirect URIs. */
+  async reserve() {
+    if (!this.port) this.port = await freePort();
+    return this;
+  }
+
   async start(redirectUris: string[]) {
-    this.port = await freePort();
+    await this.reserve();
     this.redirectUris = redirectUris;
     this.attacker = await signingKey();
     await this.launch(await signingKey());
@@ -59,13 +70,18 @@ export class LocalOidcProvider {
     await this.launch(await signingKey());
   }
 
-  signInAs(profile: OidcTestProfile) {
-    return this.send({ type: 'profile', profile });
+  async signInAs(profile: OidcTestProfile) {
+    await this.send({ type: 'profile', profile });
+  }
+
+  /** How many HTTP requests the provider answered since it (re)started. */
+  async requestCount(): Promise<number> {
+    return (await this.send({ type: 'count' })).requests ?? 0;
   }
 
   /** The next token response carries an ID token edited after signing, or signed with a key not in the JWKS. */
-  tamperNextIdToken(mode: 'payload' | 'foreign-key') {
-    return this.send({ type: 'tamper', mode });
+  async tamperNextIdToken(mode: 'payload' | 'foreign-key') {
+    await this.send({ type: 'tamper', mode });
   }
 
   async stop() {
@@ -106,11 +122,11 @@ export class LocalOidcProvider {
     const child = this.child;
     if (!child) throw new Error('OIDC provider is not running');
     const id = randomUUID();
-    return new Promise<void>((resolve) => {
-      const onMessage = (m: { type: string; id?: string }) => {
+    return new Promise<{ requests?: number }>((resolve) => {
+      const onMessage = (m: { type: string; id?: string; requests?: number }) => {
         if (m.id !== id) return;
         child.off('message', onMessage);
-        resolve();
+        resolve(m);
       };
       child.on('message', onMessage);
       child.send({ ...message, id });

@@ -12,6 +12,8 @@ const keys = JSON.parse(process.env.OIDC_JWKS);
 const attackerKey = JSON.parse(process.env.OIDC_ATTACKER_JWK);
 let nextProfile = null;
 let tamper = null;
+/** HTTP requests this process answered (discovery, JWKS, token, ...): tests see whether the platform called it. */
+let requests = 0;
 const profiles = new Map();
 
 const provider = new Provider(issuer, {
@@ -72,8 +74,12 @@ provider.use(async (ctx, next) => {
 process.on('message', (m) => {
   if (m.type === 'profile') nextProfile = m.profile;
   if (m.type === 'tamper') tamper = m.mode;
-  process.send({ type: 'ack', id: m.id });
+  process.send({ type: 'ack', id: m.id, requests });
 });
 
-const server = createServer(provider.callback());
+const callback = provider.callback();
+const server = createServer((req, res) => {
+  requests++;
+  callback(req, res);
+});
 server.listen(port, '127.0.0.1', () => process.send({ type: 'ready', issuer }));
