@@ -57,7 +57,7 @@ export const channelOperations = (channels: readonly PluginDescriptor[]) => {
       operationId: 'createChannel',
       method: 'post',
       path: '/api/bots/:id/channels',
-      summary: `Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Types: ${typeRules(channels)}`,
+      summary: `Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Email: an address another active channel serves is 409 address_taken; with EMAIL_INBOUND_DOMAIN, no config.address gets a generated one there (active at once); a chosen address outside that domain is created inactive and a code is mailed to it (POST .../verify). Types: ${typeRules(channels)}`,
       tags,
       auth: 'user',
       params: agentParams,
@@ -67,7 +67,7 @@ export const channelOperations = (channels: readonly PluginDescriptor[]) => {
         additionalProperties: false,
         properties: { type: { type: 'string', enum: types }, label, config: freeObject, secrets: freeObject },
       },
-      responses: { '201': { description: 'Created', schema: one }, ...errors(400, 401, 403, 404) },
+      responses: { '201': { description: 'Created', schema: one }, ...errors(400, 401, 403, 404, 409) },
     }),
     op({
       operationId: 'listChannels',
@@ -89,7 +89,8 @@ export const channelOperations = (channels: readonly PluginDescriptor[]) => {
       operationId: 'updateChannel',
       method: 'patch',
       path: '/api/bots/:id/channels/:channelId',
-      summary: 'Change label, isActive, config (replaced) or secrets (merged over the stored ones)',
+      summary:
+        'Change label, isActive, config (replaced) or secrets (merged over the stored ones). Email: a new address outside EMAIL_INBOUND_DOMAIN deactivates the channel and mails a code (so does setting the pending address again); isActive true on an unverified address 409; an address another active channel serves 409 address_taken',
       tags,
       auth: 'user',
       params: channelParams,
@@ -98,7 +99,24 @@ export const channelOperations = (channels: readonly PluginDescriptor[]) => {
         additionalProperties: false,
         properties: { label, isActive: { type: 'boolean' }, config: freeObject, secrets: freeObject },
       },
-      responses: { '200': { description: 'Updated', schema: one }, ...errors(400, 401, 403, 404) },
+      responses: { '200': { description: 'Updated', schema: one }, ...errors(400, 401, 403, 404, 409) },
+    }),
+    op({
+      operationId: 'verifyChannel',
+      method: 'post',
+      path: '/api/bots/:id/channels/:channelId/verify',
+      summary:
+        'Activates an email channel whose chosen address waits for verification, with the code mailed to that address (needs edit on the agent). Wrong or expired code 400; after 5 wrong codes 429 (set the address again for a new code); no verification pending 409; the address taken by another channel meanwhile 409 address_taken',
+      tags,
+      auth: 'user',
+      params: channelParams,
+      body: {
+        type: 'object',
+        required: ['code'],
+        additionalProperties: false,
+        properties: { code: { type: 'string', minLength: 1, maxLength: 20 } },
+      },
+      responses: { '200': { description: 'Verified and active', schema: one }, ...errors(400, 401, 403, 404, 409, 429) },
     }),
     op({
       operationId: 'deleteChannel',

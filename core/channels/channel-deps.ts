@@ -63,5 +63,11 @@ export interface ChannelDeps {
   /** The platform's public base URL (read on use: completed once the gateway listens). */
   publicUrl: () => string;
   delivery: ChannelDeliverySettings;
+  /**
+   * EMAIL_INBOUND_DOMAIN: the platform's own inbound domain (lowercase). A new email channel without an address
+   * gets one there; a chosen address outside it is verified by a mailed code first. Unset: every chosen address is
+   * verified (DECISIONS "Email channel addresses").
+   */
+  emailInboundDomain?: string;
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: unknown) => void;
 }

@@ -27,6 +27,18 @@ export interface ChannelView {
 
 export type ChannelPatch = Partial<Pick<Channel, 'label' | 'isActive' | 'config' | 'secrets' | 'updatedAt'>>;
 
+/** The pending proof of a chosen email address (DECISIONS "Email channel addresses"): the code mailed to it. */
+export interface AddressVerification {
+  channelId: string;
+  address: string;
+  /** sha256 hex of `<channelId>:<code>`: the code itself is never stored. */
+  codeHash: string;
+  /** Codes tried so far. */
+  attempts: number;
+  expiresAt: string;
+  createdAt: string;
+}
+
 export interface ChannelRepository {
   create(channel: Channel): Promise<void>;
   /** Any organization's channel (the public inbound lane knows only the id). */
@@ -49,10 +61,23 @@ export interface ChannelRepository {
   /** The conversation of the first of these message ids that is known (email In-Reply-To/References). */
   conversationOfMessages(channelId: string, externalIds: readonly string[]): Promise<string | null>;
   /**
-   * The active channel of this type whose configured `address` is this one (case-insensitive): the earliest
-   * created when several claim it, so a later organization cannot take over an address already served.
+   * The active channel of this type whose configured `address` is this one (case-insensitive). For email at most
+   * one is (a unique index, migration 0077); `create` and `update` throw ADDRESS_TAKEN when they would make a
+   * second one active.
    */
   findActiveByAddress(type: string, address: string): Promise<Channel | null>;
+  /** Starts (or restarts, with a new code and no attempts) the verification of the channel's address. */
+  putVerification(verification: AddressVerification): Promise<void>;
+  findVerification(channelId: string): Promise<AddressVerification | null>;
+  /** Counts one more code tried; returns the attempts made, this one included (0: no verification pending). */
+  countVerificationAttempt(channelId: string): Promise<number>;
+  /** Ends the channel's pending verification (address changed to one that needs none, or verified). */
+  deleteVerification(channelId: string): Promise<void>;
+  /**
+   * The active channels of this type of the live agent published under this slug, oldest first: the public lane's
+   * lookup (widget origins), possibly from memory like `findForInbound`.
+   */
+  findActiveForPublicSlug(type: string, slug: string): Promise<Channel[]>;
   /** The newest live conversation of this channel with this contact. */
   latestConversation(channelId: string, contactId: string): Promise<string | null>;
 }

@@ -5,6 +5,14 @@ import { DomainError } from '../shared/errors';
 import type { Channel, ChannelView } from './channel';
 import type { ChannelDeps } from './channel-deps';
 import type { ChannelContext } from './channel-plugin';
+import {
+  addressOf,
+  ensureAddressFree,
+  needsVerification,
+  startVerification,
+  verifyChannelAddress,
+  withInboundAddress,
+} from './email-address';
 
 export const channelNotFound = () => new DomainError('NOT_FOUND', 'Channel not found');
 
@@ -51,22 +59,27 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, agentId: st
   const agent = await loadAgent(deps.store.repos, actor, agentId, 'edit');
   const type = String(input.type ?? '');
   deps.registry.usable(type);
-  const config = deps.registry.validateOptions(type, input.config ?? {});
+  const config = deps.registry.validateOptions(type, withInboundAddress(deps, type, input.config ?? {}));
   const secrets = checkSecrets(deps, type, input.secrets ?? {});
   const at = deps.clock.now().toISOString();
+  // Email (DECISIONS "Email channel addresses"): an address already served is refused; one outside the inbound
+  // domain waits for its mailed code, inactive.
+  const verify = type === 'email' && needsVerification(deps, addressOf(config));
+  if (type === 'email') await ensureAddressFree(deps, addressOf(config));
   const channel: Channel = {
     id: deps.ids.uuid(),
     organizationId: agent.organizationId,
     agentId: agent.id,
     type,
     label: (input.label ?? '').trim() || type,
-    isActive: true,
+    isActive: !verify,
     config,
     secrets,
     createdAt: at,
     updatedAt: at,
   };
   await deps.store.repos.channels.create(channel);
+  if (verify) await startVerification(deps, channel);
   return { channel: channelView(deps, channel) };
 }
 
@@ -86,16 +99,40 @@ export async function loadChannel(deps: ChannelDeps, actor: Actor, agentId: stri
 
 export async function updateChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string, input: ChannelInput) {
   const channel = await loadChannel(deps, actor, agentId, channelId);
+  const config = input.config !== undefined ? deps.registry.validateOptions(channel.type, input.config) : undefined;
+  let isActive = input.isActive;
+  let verify = false;
+  if (channel.type === 'email') {
+    const address = addressOf(config ?? channel.config);
+    const pending = await deps.store.repos.channels.findVerification(channel.id);
+    const waiting = !!pending && pending.address === addressOf(channel.config);
+    const readdressed = config !== undefined && address.toLowerCase() !== addressOf(channel.config).toLowerCase();
+    if (readdressed || (config !== undefined && waiting)) {
+      // A new address (or the pending one set again: a new code) is claimed afresh.
+      verify = needsVerification(deps, address);
+      if (verify) isActive = false;
+      else if (pending) await deps.store.repos.channels.deleteVerification(channel.id);
+    } else if (waiting && input.isActive === true)
+      throw new DomainError('INVALID_STATE', 'The address is not verified yet: POST the mailed code to .../verify first');
+    if (!verify && (isActive ?? channel.isActive)) await ensureAddressFree(deps, address, channel.id);
+  }
   const updated = await deps.store.repos.channels.update(channel.organizationId, channel.id, {
     ...(input.label !== undefined ? { label: input.label.trim() || channel.type } : {}),
-    ...(input.isActive !== undefined ? { isActive: input.isActive } : {}),
-    ...(input.config !== undefined ? { config: deps.registry.validateOptions(channel.type, input.config) } : {}),
+    ...(isActive !== undefined ? { isActive } : {}),
+    ...(config !== undefined ? { config } : {}),
     // Secrets given are merged over the stored ones, then checked whole.
     ...(input.secrets !== undefined ? { secrets: checkSecrets(deps, channel.type, { ...channel.secrets, ...input.secrets }) } : {}),
     updatedAt: deps.clock.now().toISOString(),
   });
   if (!updated) throw channelNotFound();
+  if (verify) await startVerification(deps, updated);
   return { channel: channelView(deps, updated) };
+}
+
+/** `POST /api/bots/:id/channels/:channelId/verify {code}` (needs edit on the agent): see ./email-address.ts. */
+export async function verifyChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string, code: string) {
+  const channel = await loadChannel(deps, actor, agentId, channelId);
+  return { channel: channelView(deps, await verifyChannelAddress(deps, channel, code)) };
 }
 
 export async function deleteChannel(deps: ChannelDeps, actor: Actor, agentId: string, channelId: string) {

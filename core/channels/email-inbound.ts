@@ -1,7 +1,7 @@
 /**
  * Email delivered to the platform's own SMTP listener (off by default). Address scheme: a message reaches the
- * active `email` channel whose configured `address` is one of its recipients (case-insensitive; the earliest
- * created channel when several claim the same address). When an allowed recipient domain is configured, any
+ * active `email` channel whose configured `address` is one of its recipients (case-insensitive; at most one
+ * active channel holds an address, and a chosen one only once verified: ./email-address.ts). When an allowed recipient domain is configured, any
  * other domain is refused: the listener is no relay. A recipient no channel serves is refused at RCPT (550), so
  * nothing is queued for it. An accepted message becomes the same `channels.inbound` job as the signed webhook's.
  */

@@ -5,6 +5,7 @@ import type { Actor } from '../identity/actor';
 import type { Repositories } from '../ports/repositories';
 import { resolveWelcome } from '../prompts/resolve-prompt';
 import { DomainError } from '../shared/errors';
+import { publicWidgetTheme } from './widget-settings';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
@@ -42,14 +43,15 @@ export async function loadPublicAgent(repos: Repositories, slug: string, actor: 
  * `GET /api/public/agents/:slug`: the public fields of the agent (no organization, prompts or settings beyond
  * what a chat client needs), the input modalities of its model, and its welcome: a fixed welcome is rendered
  * without variables (conversation creation renders it again with the conversation); a generated one is only
- * announced (it costs a model call per conversation).
+ * announced (it costs a model call per conversation). `theme` is the agent's widget channel theme ({} without one).
  */
 export async function getPublicAgent(repos: Repositories, slug: string, actor: Actor | null) {
   const agent = await loadPublicAgent(repos, slug, actor);
   const org = await repos.organizations.findById(agent.organizationId);
-  const [modalities, welcome] = await Promise.all([
+  const [modalities, welcome, theme] = await Promise.all([
     modelInputModalities(repos, agent.model),
     resolveWelcome(repos, agent.id, 'live', templateValues(agent, org, { id: '', platform: 'web', title: '' }, {}, {})),
+    publicWidgetTheme(repos, agent.slug!),
   ]);
   return {
     id: agent.id,
@@ -65,5 +67,6 @@ export async function getPublicAgent(repos: Repositories, slug: string, actor: A
     restricted: isRestricted(agent),
     welcome: welcome ? { mode: welcome.mode, message: welcome.mode === 'fixed' ? welcome.text : null } : null,
     publishedAt: agent.publishedAt,
+    theme,
   };
 }

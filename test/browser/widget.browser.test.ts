@@ -24,6 +24,9 @@ const ATTACHMENT_MAX_BYTES = 2048;
 let p: TestPlatform;
 let owner: TestUser;
 let agent: PublishedAgent;
+/** An agent whose widget channel has a theme and lists the shop's origin (served at /themed). */
+let themed: PublishedAgent;
+const THEME = { primaryColor: '#b91c1c', textColor: '#fefce8', position: 'left' };
 let host: Server;
 let hostUrl: string;
 let launched: Awaited<ReturnType<typeof launchBrowser>>;
@@ -66,13 +69,22 @@ beforeAll(async () => {
   await p.http.request('PUT', `/api/bots/${agent.id}/prompt-live`, { body: {}, token });
 
   const page = hostPage(new URL(p.gatewayUrl).origin, agent.slug);
-  host = createServer((_req, res) => {
+  themed = await distributedAgent(p, owner, await knowledgeBaseWithDocument(p, owner), { name: 'Themed Helper' });
+  const themedPage = hostPage(new URL(p.gatewayUrl).origin, themed.slug);
+  host = createServer((req, res) => {
+    const served = req.url === '/themed' ? themedPage : page;
     res.setHeader('content-type', 'text/html; charset=utf-8');
-    res.setHeader('content-security-policy', page.csp);
-    res.end(page.html);
+    res.setHeader('content-security-policy', served.csp);
+    res.end(served.html);
   });
   await new Promise<void>((r) => host.listen(0, '127.0.0.1', r));
   hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
+  const widget = await p.http.post(
+    `/api/bots/${themed.id}/channels`,
+    { type: 'widget', label: 'Shop widget', config: { allowedOrigins: [new URL(hostUrl).origin], theme: THEME } },
+    { token },
+  );
+  if (widget.status !== 201) throw new Error(`widget channel: ${widget.status} ${widget.text}`);
   launched = await launchBrowser();
 }, BOOT_TIMEOUT_MS);
 
@@ -83,14 +95,14 @@ afterAll(async () => {
 }, BOOT_TIMEOUT_MS);
 
 /** Records CSP violations from the first byte of the page (an init script is not subject to the page's policy). */
-async function visitorPage(context: BrowserContext): Promise<Page> {
+async function visitorPage(context: BrowserContext, path = ''): Promise<Page> {
   await context.addInitScript(() => {
     const w = globalThis as any;
     w.cspViolations = [];
     w.document.addEventListener('securitypolicyviolation', (e: any) => w.cspViolations.push(`${e.effectiveDirective} ${e.blockedURI}`));
   });
   const page = await context.newPage();
-  await page.goto(hostUrl);
+  await page.goto(hostUrl + path);
   return page;
 }
 
@@ -276,6 +288,39 @@ describeWithBrowser('chat widget embedded in another site', () => {
     expect(await logText(page)).toContain('Ada Support (team)');
     expect(await status.innerText()).toBe('Ada Support (a person from the team) has taken over this conversation.');
     await screenshot(page, 'widget-operator-takeover');
+  });
+});
+
+describeWithBrowser('chat widget with a themed widget channel', () => {
+  it("follows the channel's theme (colours, corner) on a site its allowedOrigins list", async () => {
+    const context = await launched.browser.newContext({ viewport: { width: 1100, height: 760 } });
+    try {
+      const page = await visitorPage(context, 'themed');
+      const bubble = page.getByRole('button', { name: /Open chat with/ });
+      await bubble.waitFor();
+      const closed = () =>
+        inWidget(page, (root) => {
+          const w = globalThis as any;
+          return { bubble: w.getComputedStyle(root.querySelector('.bubble')).backgroundColor, left: w.getComputedStyle(root.host).left };
+        });
+      // The theme comes with the public agent, asked for at mount: before the chat is opened.
+      expect(await until(async () => (await closed()).bubble === 'rgb(185, 28, 28)' && closed(), 'the themed bubble')).toEqual({
+        bubble: 'rgb(185, 28, 28)',
+        left: '20px',
+      });
+      await bubble.click();
+      await page.getByRole('dialog', { name: 'Themed Helper' }).waitFor();
+      const header = await inWidget(page, (root) => {
+        const w = globalThis as any;
+        const style = w.getComputedStyle(root.querySelector('header'));
+        return { background: style.backgroundColor, color: style.color };
+      });
+      expect(header).toEqual({ background: 'rgb(185, 28, 28)', color: 'rgb(254, 252, 232)' });
+      expect((await cspViolations(page)).filter((v) => !v.startsWith('script-src-elem inline'))).toEqual([]);
+      await screenshot(page, 'widget-themed');
+    } finally {
+      await context.close();
+    }
   });
 });
 

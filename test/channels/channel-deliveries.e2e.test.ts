@@ -75,6 +75,8 @@ beforeAll(async () => {
     WHATSAPP_GRAPH_API_URL: `${graphUrl}/v20.0`,
     EMAIL_SMTP_RELAY_URL: `smtp://127.0.0.1:${relayPort}?ignoreTLS=true`,
     CHANNEL_RETRY_BACKOFF_MS: String(BACKOFF_MS),
+    // The platform's inbound domain: support@acme.test is active without a mailed code.
+    EMAIL_INBOUND_DOMAIN: 'acme.test',
   });
   owner = await registerUser(p.http, { label: 'deliveries-owner' });
   other = await registerUser(p.http, { label: 'deliveries-other' });

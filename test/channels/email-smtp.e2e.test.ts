@@ -38,6 +38,8 @@ beforeAll(async () => {
     EMAIL_SMTP_RELAY_URL: `smtp://127.0.0.1:${relayPort}?ignoreTLS=true`,
     EMAIL_SMTP_PORT: '0',
     EMAIL_SMTP_DOMAIN: 'acme.test',
+    // The platform's inbound domain: support@acme.test is active without a mailed code.
+    EMAIL_INBOUND_DOMAIN: 'acme.test',
     EMAIL_SMTP_MAX_BYTES: String(MAX_BYTES),
   });
   expect(p.smtpPort).toEqual(expect.any(Number));

@@ -32,7 +32,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const port = (smtp.server.address() as AddressInfo).port;
-  p = await startTestPlatform({ EMAIL_SMTP_RELAY_URL: `smtp://127.0.0.1:${port}?ignoreTLS=true` });
+  // acme.test is the platform's inbound domain: support@acme.test is active at once (a chosen address elsewhere
+  // would wait for its mailed code, test/channels/email-addresses.e2e.test.ts).
+  p = await startTestPlatform({ EMAIL_SMTP_RELAY_URL: `smtp://127.0.0.1:${port}?ignoreTLS=true`, EMAIL_INBOUND_DOMAIN: 'acme.test' });
   owner = await registerUser(p.http, { label: 'mail-owner' });
   const kbId = await knowledgeBaseWithDocument(p, owner);
   const agentId = (await p.http.post('/api/bots', { name: 'Mail agent', knowledgeBaseIds: [kbId] }, { token: owner.accessToken })).body.bot

@@ -3,6 +3,7 @@
  * cross-origin fetch the platform answers with CORS headers.
  */
 import { readSse } from './sse';
+import type { WidgetTheme } from './styles';
 
 export interface PublicAgent {
   name: string;
@@ -10,6 +11,8 @@ export interface PublicAgent {
   streamingEnabled: boolean;
   fileUploadsEnabled: boolean;
   welcome: { mode: 'fixed' | 'generated'; message: string | null } | null;
+  /** The widget channel's theme (colours, corner); absent from older platforms. */
+  theme?: WidgetTheme;
 }
 
 export interface PublicConversation {

@@ -6,7 +6,7 @@
 import { type PublicAgent, PublicApiError, PublicChatClient, type PublicMessage, type UploadedAttachment } from './api';
 import { el, uuid, visitorStorage } from './dom';
 import { type OperatorNotice, presenceNotice } from './presence';
-import { applyStyles } from './styles';
+import { applyStyles, applyTheme } from './styles';
 import { buildView, messageElement, type MessageKind, sourcesElement, type View } from './view';
 
 const MAX_ATTACHMENTS = 5;
@@ -34,6 +34,8 @@ export class ChatWidget {
   private agentName: string;
   private conversationId: string | null = null;
   private started: Promise<void> | null = null;
+  /** The agent's public config, asked for at mount so that its theme shows before the chat is opened. */
+  private prefetched: Promise<PublicAgent> | null;
   private attachments: UploadedAttachment[] = [];
   private uploads = 0;
   private sending = false;
@@ -55,6 +57,12 @@ export class ChatWidget {
     }
     this.conversationKey = `agent-platform:${options.platformOrigin}:${options.slug}:conversationId`;
     this.client = new PublicChatClient(options.platformOrigin, options.slug, anonymousId);
+    this.prefetched = this.client.agent();
+    // A failure shows when the chat is opened (start() asks again).
+    this.prefetched.then(
+      (agent) => applyTheme(host, agent.theme),
+      () => undefined,
+    );
     this.bind();
   }
 
@@ -119,7 +127,10 @@ export class ChatWidget {
   }
 
   private async start(): Promise<void> {
-    this.agent = await this.client.agent();
+    const prefetched = this.prefetched;
+    this.prefetched = null;
+    this.agent = await (prefetched ?? this.client.agent());
+    applyTheme(this.view.host, this.agent.theme);
     this.agentName = this.agent.name;
     this.view.title.textContent = this.agent.name;
     this.view.bubble.setAttribute('aria-label', `Close chat with ${this.agentName}`);

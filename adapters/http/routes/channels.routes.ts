@@ -1,7 +1,7 @@
 import type { channelOperations } from '../../../contracts/operations/channels';
 import type { ChannelDeps } from '../../../core/channels/channel-deps';
 import type { InboundRequest } from '../../../core/channels/channel-plugin';
-import { createChannel, deleteChannel, listChannels, updateChannel } from '../../../core/channels/channels';
+import { createChannel, deleteChannel, listChannels, updateChannel, verifyChannel } from '../../../core/channels/channels';
 import { listChannelDeliveries } from '../../../core/channels/deliveries';
 import { receiveInbound } from '../../../core/channels/inbound';
 import { type HandlerContext, type HandlerResult, requireActor, typedHandlers } from '../handler';
@@ -28,6 +28,10 @@ export const channelRoutes = (d: ChannelDeps) =>
     updateChannel: async (ctx) => ({
       status: 200,
       body: await updateChannel(d, requireActor(ctx), ctx.params.id, ctx.params.channelId, ctx.body),
+    }),
+    verifyChannel: async (ctx) => ({
+      status: 200,
+      body: await verifyChannel(d, requireActor(ctx), ctx.params.id, ctx.params.channelId, ctx.body.code),
     }),
     listChannelDeliveries: async (ctx) => ({
       status: 200,

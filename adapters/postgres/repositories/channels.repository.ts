@@ -1,4 +1,5 @@
-import type { Channel, ChannelPatch, ChannelRepository } from '../../../core/channels/channel';
+import type { AddressVerification, Channel, ChannelPatch, ChannelRepository } from '../../../core/channels/channel';
+import { DomainError } from '../../../core/shared/errors';
 import type { DbHandle } from '../db-handle';
 import { iso } from './rows';
 
@@ -17,6 +18,26 @@ const toChannel = (r: Record<string, unknown>): Channel => ({
   updatedAt: iso(r.updated_at),
 });
 
+/** The unique index of active email addresses (migration 0077). */
+const EMAIL_ADDRESS_INDEX = 'channels_email_address_unique';
+
+/** A write that would make a second active email channel for one address: the use case's ADDRESS_TAKEN. */
+function addressTaken(e: unknown): never {
+  const err = e as { code?: unknown; constraint?: unknown; message?: unknown };
+  if (err?.code === '23505' && (err.constraint === EMAIL_ADDRESS_INDEX || String(err.message ?? '').includes(EMAIL_ADDRESS_INDEX)))
+    throw new DomainError('ADDRESS_TAKEN', 'This inbound address is already served by another channel');
+  throw e;
+}
+
+const toVerification = (r: Record<string, unknown>): AddressVerification => ({
+  channelId: r.channel_id as string,
+  address: r.address as string,
+  codeHash: r.code_hash as string,
+  attempts: Number(r.attempts),
+  expiresAt: iso(r.expires_at),
+  createdAt: iso(r.created_at),
+});
+
 /** How long the webhook may use a channel read from memory (changes made on another replica show after this). */
 const INBOUND_CACHE_MS = 5000;
 /** Channels kept in memory at most (the oldest read is dropped first). */
@@ -26,6 +47,8 @@ const INBOUND_CACHE_MAX = 1000;
 export class KnexChannelRepository implements ChannelRepository {
   /** Channels the inbound webhook read lately, by id. Any write through this repository empties it. */
   private readonly inbound = new Map<string, { channel: Channel; until: number }>();
+  /** The public lane's reads by agent slug (`type:slug`), emptied with `inbound`. */
+  private readonly bySlug = new Map<string, { channels: Channel[]; until: number }>();
 
   /**
    * @param afterTransaction runs work once the transaction open on this async path has ended (nothing outside
@@ -39,8 +62,30 @@ export class KnexChannelRepository implements ChannelRepository {
 
   /** Empties the webhook's cache once the write ran, and again when its transaction has committed or rolled back. */
   private forget(): void {
-    this.inbound.clear();
-    this.afterTransaction(() => this.inbound.clear());
+    const clear = () => {
+      this.inbound.clear();
+      this.bySlug.clear();
+    };
+    clear();
+    this.afterTransaction(clear);
+  }
+
+  async findActiveForPublicSlug(type: string, slug: string) {
+    const key = `${type}:${slug}`;
+    const hit = this.bySlug.get(key);
+    if (hit && hit.until > this.now()) return hit.channels;
+    this.bySlug.delete(key);
+    const rows = await this.db()('channels as c')
+      .join('agents as a', 'a.id', 'c.agent_id')
+      .where({ 'a.slug': slug, 'c.type': type, 'c.is_active': true })
+      .whereNull('a.deleted_at')
+      .orderBy([{ column: 'c.created_at' }, { column: 'c.id' }])
+      .select('c.*');
+    const channels = rows.map(toChannel);
+    // Slugs with no such channel are kept too (most agents): bounded like the inbound cache.
+    if (this.bySlug.size >= INBOUND_CACHE_MAX) this.bySlug.delete(this.bySlug.keys().next().value as string);
+    this.bySlug.set(key, { channels, until: this.now() + INBOUND_CACHE_MS });
+    return channels;
   }
 
   async findForInbound(id: string) {
@@ -57,18 +102,21 @@ export class KnexChannelRepository implements ChannelRepository {
   }
 
   async create(c: Channel) {
-    await this.db()('channels').insert({
-      id: c.id,
-      organization_id: c.organizationId,
-      agent_id: c.agentId,
-      type: c.type,
-      label: c.label,
-      is_active: c.isActive,
-      config: JSON.stringify(c.config),
-      secrets: JSON.stringify(c.secrets),
-      created_at: c.createdAt,
-      updated_at: c.updatedAt,
-    });
+    await this.db()('channels')
+      .insert({
+        id: c.id,
+        organization_id: c.organizationId,
+        agent_id: c.agentId,
+        type: c.type,
+        label: c.label,
+        is_active: c.isActive,
+        config: JSON.stringify(c.config),
+        secrets: JSON.stringify(c.secrets),
+        created_at: c.createdAt,
+        updated_at: c.updatedAt,
+      })
+      .catch(addressTaken);
+    this.forget();
   }
 
   async findById(id: string) {
@@ -101,7 +149,7 @@ export class KnexChannelRepository implements ChannelRepository {
     if (patch.config !== undefined) row.config = JSON.stringify(patch.config);
     if (patch.secrets !== undefined) row.secrets = JSON.stringify(patch.secrets);
     if (patch.updatedAt !== undefined) row.updated_at = patch.updatedAt;
-    const [r] = await this.db()('channels').where({ organization_id: organizationId, id }).update(row).returning('*');
+    const [r] = await this.db()('channels').where({ organization_id: organizationId, id }).update(row).returning('*').catch(addressTaken);
     this.forget();
     return r ? toChannel(r) : null;
   }
@@ -147,6 +195,40 @@ export class KnexChannelRepository implements ChannelRepository {
       .orderBy('m.received_at', 'desc')
       .first('m.conversation_id');
     return (r?.conversation_id as string) ?? null;
+  }
+
+  async putVerification(v: AddressVerification) {
+    await this.db()('channel_address_verifications')
+      .insert({
+        channel_id: v.channelId,
+        address: v.address,
+        code_hash: v.codeHash,
+        attempts: v.attempts,
+        expires_at: v.expiresAt,
+        created_at: v.createdAt,
+      })
+      .onConflict('channel_id')
+      .merge();
+  }
+
+  async findVerification(channelId: string) {
+    if (!UUID.test(channelId)) return null;
+    const r = await this.db()('channel_address_verifications').where({ channel_id: channelId }).first();
+    return r ? toVerification(r) : null;
+  }
+
+  async countVerificationAttempt(channelId: string) {
+    if (!UUID.test(channelId)) return 0;
+    const [r] = await this.db()('channel_address_verifications')
+      .where({ channel_id: channelId })
+      .increment('attempts', 1)
+      .returning('attempts');
+    return r ? Number((r as { attempts: unknown }).attempts) : 0;
+  }
+
+  async deleteVerification(channelId: string) {
+    if (!UUID.test(channelId)) return;
+    await this.db()('channel_address_verifications').where({ channel_id: channelId }).delete();
   }
 
   async latestConversation(channelId: string, contactId: string) {
