@@ -48,7 +48,7 @@ export function extractionModels(infra: Infrastructure, billing: BillingDeps): E
  */
 export const offloadedGraphExtractor = (extractor: GraphExtractor, work: HeavyWork): GraphExtractor =>
   extractor.id === 'offline' && work.id !== 'in-process'
-    ? { id: extractor.id, extract: (input) => work.run('graph.extractOffline', input) }
+    ? { id: extractor.id, extract: (input, attribution) => work.run('graph.extractOffline', input, attribution) }
     : extractor;
 
 /** The ingestion steps with graph extraction after `store` (before the summary). */

@@ -4,7 +4,7 @@
  * loader, whose work is a call to a vision or transcription model rather than parsing.
  */
 import type { DetectedKind, DocumentKind, DocumentLoader, LoadedDocument, LoadInput } from '../../core/ports/document-loader';
-import type { HeavyWork } from '../../core/ports/heavy-work';
+import type { HeavyWork, WorkAttribution } from '../../core/ports/heavy-work';
 import { DomainError, isDomainError } from '../../core/shared/errors';
 
 const MODEL_BACKED = new Set<DocumentKind>(['image', 'audio', 'video']);
@@ -26,11 +26,11 @@ export class PooledDocumentLoader implements DocumentLoader {
     return this.local.missingModelFor?.(kind) ?? null;
   }
 
-  async load(input: LoadInput): Promise<LoadedDocument> {
+  async load(input: LoadInput, work?: WorkAttribution): Promise<LoadedDocument> {
     const { kind } = await this.local.detect(input);
     if (MODEL_BACKED.has(kind)) return this.local.load(input);
     try {
-      return await this.work.run('document.extract', input);
+      return await this.work.run('document.extract', input, work);
     } catch (error) {
       throw namingTheFile(error, input.filename);
     }

@@ -7,6 +7,7 @@
 import { inflateRawSync, inflateSync } from 'node:zlib';
 
 import { DomainError } from '../../core/shared/errors';
+import { decodeChain, FilterOutputTooLarge, filtersOf, isUnpackingFilter } from './pdf-filters';
 import { listZipEntries, type ZipEntry } from './zip-archive';
 
 export interface UnpackLimits {
@@ -35,9 +36,38 @@ class UnpackBudget {
     private readonly limits: UnpackLimits,
   ) {}
 
+  /** What the next part may unpack to: the part limit, or what is left of the file's. */
+  cap(): number {
+    return Math.max(0, Math.min(this.limits.maxPartBytes, this.limits.maxTotalBytes - this.used));
+  }
+
+  /** Counts `size` unpacked bytes of `part`; past the cap the file fails. */
+  count(part: string, size: number): void {
+    if (size > this.cap()) throw tooLargeWhenUnpacked(this.filename, this.limits, part);
+    this.used += size;
+  }
+
+  /**
+   * Runs a PDF stream's filter chain, each stage capped like one part and every stage's output counted against
+   * the file's total (a chain that unpacks to nothing at its end still did the work of its middle stages).
+   */
+  decodeChain(part: string, data: Buffer, filters: string[]): void {
+    try {
+      decodeChain(
+        data,
+        filters,
+        () => this.cap(),
+        (_filter, size) => this.count(part, size),
+      );
+    } catch (error) {
+      if (error instanceof FilterOutputTooLarge) throw tooLargeWhenUnpacked(this.filename, this.limits, part);
+      throw error;
+    }
+  }
+
   /** Inflates `data` up to the cap; undefined when it is not valid deflate data (the parser will say so). */
   inflate(part: string, data: Buffer, raw: boolean): number | undefined {
-    const cap = Math.min(this.limits.maxPartBytes, this.limits.maxTotalBytes - this.used);
+    const cap = this.cap();
     let size: number;
     try {
       // one byte over the cap tells "exactly the cap" from "more"
@@ -85,11 +115,24 @@ const END_STREAM = Buffer.from('endstream');
 /** A zlib header as pdf.js's FlateStream accepts it: deflate method, and the header's checksum. */
 const isZlibHeader = (cmf: number, flg: number) => (cmf & 0x0f) === 8 && ((cmf << 8) + flg) % 31 === 0;
 
+/** How far before `stream` its dictionary is looked for (the object header `N G obj` opens it). */
+const DICTIONARY_LOOKBACK = 64 * 1024;
+const OBJ = Buffer.from('obj');
+
+/** The text of a stream's dictionary: from its object header (or the lookback's start) to the `stream` keyword. */
+function dictionaryBefore(bytes: Buffer, at: number, floor: number): string {
+  const from = Math.max(floor, at - DICTIONARY_LOOKBACK);
+  const header = bytes.lastIndexOf(OBJ, at);
+  return bytes.toString('latin1', header >= from ? header + OBJ.length : from, at);
+}
+
 /**
- * Every zlib-compressed stream of a PDF (FlateDecode content, object streams, fonts), inflated under the
- * limits. Streams are found by their `stream` keyword and checked by their zlib header, so a crafted
- * dictionary (a wrong /Length, an indirect one) does not hide one. Filters chained before Flate and
- * encrypted streams are not seen here; the task's time and memory limits bound those.
+ * Every unpacking stream of a PDF (content, object streams, fonts), decoded under the limits. A stream whose
+ * dictionary names its filters in place goes through that whole chain (`[/ASCIIHexDecode /FlateDecode]`,
+ * ASCII85, LZW, RunLength: pdf-filters.ts), each stage capped like one part and all counted in the file's total.
+ * Any other stream is checked by its zlib header, so a crafted dictionary (an indirect /Filter, a wrong /Length)
+ * does not hide a plain deflate one. Encrypted streams are not seen here; the task's time and memory bounds
+ * cover those.
  */
 export function checkPdfUnpackedSize(bytes: Buffer, filename: string, limits: UnpackLimits): void {
   const budget = new UnpackBudget(filename, limits);
@@ -98,6 +141,7 @@ export function checkPdfUnpackedSize(bytes: Buffer, filename: string, limits: Un
   for (;;) {
     const at = bytes.indexOf(STREAM, from);
     if (at < 0) return;
+    const previousEnd = from;
     from = at + STREAM.length;
     // `endstream` also contains `stream`; the keyword that opens data is followed by an end of line
     if (at >= 3 && bytes.toString('latin1', at - 3, at) === 'end') continue;
@@ -105,11 +149,14 @@ export function checkPdfUnpackedSize(bytes: Buffer, filename: string, limits: Un
     if (bytes[start] === 0x0d) start++;
     if (bytes[start] !== 0x0a && start === from) continue;
     if (bytes[start] === 0x0a) start++;
-    if (start + 2 > bytes.length || !isZlibHeader(bytes[start], bytes[start + 1])) continue;
+    const filters = filtersOf(dictionaryBefore(bytes, at, previousEnd));
+    const chained = filters !== null && filters.some(isUnpackingFilter);
+    if (!chained && (start + 2 > bytes.length || !isZlibHeader(bytes[start], bytes[start + 1]))) continue;
     const end = bytes.indexOf(END_STREAM, start);
     const data = bytes.subarray(start, end < 0 ? bytes.length : end);
     index++;
-    budget.inflate(`stream ${index}`, data, false);
+    if (chained) budget.decodeChain(`stream ${index}`, data, filters);
+    else budget.inflate(`stream ${index}`, data, false);
     from = end < 0 ? bytes.length : end + END_STREAM.length;
   }
 }

@@ -19,7 +19,7 @@ export interface SharedByPrimary {
 export async function serveReplica(port: IpcPort, shared: SharedByPrimary): Promise<() => Promise<void>> {
   const { rateLimits, queue, bus } = shared;
   const stopCalls = serveCalls(port, {
-    'rateLimits.hit': (key: string, limit: number, windowSeconds: number) => rateLimits.hit(key, limit, windowSeconds),
+    'rateLimits.hit': (key: string, limit: number, windowSeconds: number, cost?: number) => rateLimits.hit(key, limit, windowSeconds, cost),
     'rateLimits.peek': (key: string, limit: number, windowSeconds: number) => rateLimits.peek(key, limit, windowSeconds),
     'rateLimits.report': (batch: ReportedHits[]) => countReported(rateLimits, batch),
     'rateLimits.reset': (key: string, windowSeconds: number) => rateLimits.reset(key, windowSeconds),

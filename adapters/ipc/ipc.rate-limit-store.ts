@@ -12,10 +12,10 @@ export class IpcRateLimitStore implements RateLimitStore {
 
   constructor(private readonly primary: IpcClient) {}
 
-  hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  hit(key: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision> {
     return this.primary
-      .call<RateLimitDecision>('rateLimits.hit', key, limit, windowSeconds)
-      .catch(() => this.fallback.hit(key, limit, windowSeconds));
+      .call<RateLimitDecision>('rateLimits.hit', key, limit, windowSeconds, cost ?? 1)
+      .catch(() => this.fallback.hit(key, limit, windowSeconds, cost));
   }
 
   peek(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {

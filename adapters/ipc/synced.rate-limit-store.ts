@@ -1,5 +1,6 @@
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
 import { InProcessRateLimitStore } from '../memory/in-process.rate-limit-store';
+import { hitCost } from '../shared/sliding-window';
 import type { IpcClient } from './ipc-rpc';
 
 /** How often a replica reports its gateway's hits to the primary, and learns which keys are spent. */
@@ -44,18 +45,20 @@ export class SyncedRateLimitStore implements RateLimitStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return this.hitNow(key, limit, windowSeconds);
+  async hit(key: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision> {
+    return this.hitNow(key, limit, windowSeconds, cost);
   }
 
-  hitNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
+  /** `cost` is counted here at once and reported as that many hits (the gateway's per-request limits use 1). */
+  hitNow(key: string, limit: number, windowSeconds: number, cost?: number): RateLimitDecision {
     const refused = this.refusedByPlatform(key, limit);
     if (refused) return refused;
-    const own = this.own.hitNow(key, limit, windowSeconds);
+    const own = this.own.hitNow(key, limit, windowSeconds, cost);
     if (!own.allowed) return own;
+    const n = hitCost(cost);
     const pending = this.unreported.get(key);
-    if (pending) pending.hits++;
-    else this.unreported.set(key, { key, limit, windowSeconds, hits: 1 });
+    if (pending) pending.hits += n;
+    else this.unreported.set(key, { key, limit, windowSeconds, hits: n });
     this.timer ??= setTimeout(() => void this.report(), REPORT_EVERY_MS);
     return { ...own, remaining: Math.min(own.remaining, this.platformRemaining(key, own.remaining)) };
   }

@@ -23,9 +23,9 @@ export class PooledLocalEmbedder implements Embedder {
     this.lexical = inline.lexical;
   }
 
-  async embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query' }): Promise<EmbeddingResult> {
+  async embed(texts: string[], options: Parameters<Embedder['embed']>[1]): Promise<EmbeddingResult> {
     if (texts.length <= INLINE_MAX_TEXTS) return this.inline.embed(texts, options);
-    const { vectors, tokens } = await this.work.run('embed.local', { texts, dimensions: options.dimensions });
+    const { vectors, tokens } = await this.work.run('embed.local', { texts, dimensions: options.dimensions }, options.work);
     return { vectors: vectors.map((v) => Array.from(v)), model: this.model, usage: { tokens } };
   }
 }

@@ -1,6 +1,6 @@
 import type { Clock } from '../../core/ports/clock';
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
-import { hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
+import { hitCost, hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
 import { SystemClock } from '../system/system.clock';
 
 export interface InProcessRateLimitStoreOptions {
@@ -43,16 +43,17 @@ export class InProcessRateLimitStore implements RateLimitStore {
     this.sweeper.unref();
   }
 
-  hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
-    return Promise.resolve(this.hitNow(key, limit, windowSeconds));
+  hit(key: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision> {
+    return Promise.resolve(this.hitNow(key, limit, windowSeconds, cost));
   }
 
-  hitNow(key: string, limit: number, windowSeconds: number): RateLimitDecision {
+  hitNow(key: string, limit: number, windowSeconds: number, cost?: number): RateLimitDecision {
     const w = windowAt(this.clock.now().getTime(), windowSeconds);
     const counts = this.countsOf(key, w, true)!;
-    counts.current += 1;
-    const decision = hitDecision(limit, counts.previous, counts.current, w);
-    if (!decision.allowed) counts.current -= 1; // refused hits are not counted
+    const n = hitCost(cost);
+    counts.current += n;
+    const decision = hitDecision(limit, counts.previous, counts.current, w, n);
+    if (!decision.allowed) counts.current -= n; // refused hits are not counted
     return decision;
   }
 

@@ -2,7 +2,7 @@ import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 
 import type { Clock } from '../../core/ports/clock';
 import type { RateLimitDecision, RateLimitStore } from '../../core/ports/rate-limit-store';
-import { hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
+import { hitCost, hitDecision, peekDecision, windowAt, type WindowPosition } from '../shared/sliding-window';
 import { SystemClock } from '../system/system.clock';
 
 /** Builds the rate-limiter-flexible counter for one window length (each counter key lives two windows). */
@@ -42,11 +42,12 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
 
   private readonly onClose?: () => Promise<void>;
 
-  async hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision> {
+  async hit(key: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision> {
     const w = this.window(key, windowSeconds);
-    const { current, previous } = await this.hitCounts(w);
-    const decision = hitDecision(limit, previous, current, w);
-    if (!decision.allowed) await w.counter.reward(w.currentKey, 1);
+    const n = hitCost(cost);
+    const { current, previous } = await this.hitCounts(w, n);
+    const decision = hitDecision(limit, previous, current, w, n);
+    if (!decision.allowed) await w.counter.reward(w.currentKey, n);
     return decision;
   }
 
@@ -66,9 +67,9 @@ export class SlidingWindowRateLimitStore implements RateLimitStore {
     await this.onClose?.();
   }
 
-  /** Counts one hit in the current window and reads the previous one's count. */
-  protected async hitCounts(w: SlidingWindow): Promise<{ current: number; previous: number }> {
-    const [res, previous] = await Promise.all([w.counter.consume(w.currentKey, 1), this.count(w.counter, w.previousKey)]);
+  /** Counts `cost` hits in the current window and reads the previous one's count. */
+  protected async hitCounts(w: SlidingWindow, cost = 1): Promise<{ current: number; previous: number }> {
+    const [res, previous] = await Promise.all([w.counter.consume(w.currentKey, cost), this.count(w.counter, w.previousKey)]);
     return { current: res.consumedPoints, previous };
   }
 

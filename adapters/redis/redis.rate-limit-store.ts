@@ -15,11 +15,13 @@ import {
  * and delete keep working on them.
  */
 const SLIDING_HIT = `redis.call('set', KEYS[1], 0, 'EX', ARGV[1], 'NX')
-local current = redis.call('incrby', KEYS[1], 1)
+local current = redis.call('incrby', KEYS[1], tonumber(ARGV[2] or '1'))
 if redis.call('ttl', KEYS[1]) == -1 then redis.call('expire', KEYS[1], ARGV[1]) end
 return {current, tonumber(redis.call('get', KEYS[2]) or '0')}`;
 
-type WithSlidingHit = Redis & { slidingWindowHit(current: string, previous: string, ttlSeconds: number): Promise<[number, number]> };
+type WithSlidingHit = Redis & {
+  slidingWindowHit(current: string, previous: string, ttlSeconds: number, cost: number): Promise<[number, number]>;
+};
 
 export interface RedisRateLimitStoreOptions {
   /** redis://[user:pass@]host:port[/db]; ignored when `client` is given. */
@@ -96,18 +98,19 @@ export class RedisRateLimitStore extends SlidingWindowRateLimitStore {
    * window): the gateway hits twice a request, and those round trips were its largest cost behind a shared
    * Redis. While Redis is not ready, or the call fails, the counters' insurance limiter counts instead.
    */
-  protected override async hitCounts(w: SlidingWindow): Promise<{ current: number; previous: number }> {
-    if (this.client.status !== 'ready') return super.hitCounts(w);
+  protected override async hitCounts(w: SlidingWindow, cost = 1): Promise<{ current: number; previous: number }> {
+    if (this.client.status !== 'ready') return super.hitCounts(w, cost);
     try {
       const [current, previous] = await this.client.slidingWindowHit(
         w.counter.getKey(w.currentKey),
         w.counter.getKey(w.previousKey),
         w.ttlSeconds,
+        cost,
       );
       return { current, previous: Math.max(0, previous) };
     } catch (err) {
       this.onFallback?.(err);
-      return super.hitCounts(w);
+      return super.hitCounts(w, cost);
     }
   }
 

@@ -21,14 +21,17 @@ export function windowAt(now: number, windowSeconds: number): WindowPosition {
 }
 
 /**
- * The answer to a hit once it is counted (`current` includes it): allowed while
+ * The answer to a hit once it is counted (`current` includes its `cost`): allowed while
  * `previous × (1 − elapsed fraction) + current ≤ limit`; a refused hit is to be given back by the caller.
  */
-export function hitDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {
+export function hitDecision(limit: number, previous: number, current: number, w: WindowPosition, cost = 1): RateLimitDecision {
   const estimate = previous * (1 - w.fraction) + current;
   if (estimate <= limit) return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - estimate)), retryAfterSeconds: 0 };
-  return refusal(limit, previous, current - 1, w);
+  return refusal(limit, previous, current - cost, w);
 }
+
+/** A hit's cost as the stores count it: a positive whole number (1 when absent or not a number). */
+export const hitCost = (cost: number | undefined) => (cost === undefined || !Number.isFinite(cost) ? 1 : Math.max(1, Math.ceil(cost)));
 
 /** What a hit would get with these counts, none of them its own. */
 export function peekDecision(limit: number, previous: number, current: number, w: WindowPosition): RateLimitDecision {

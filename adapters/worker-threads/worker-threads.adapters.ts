@@ -53,6 +53,13 @@ export const workerThreadsHeavyWork = defineAdapter<HeavyWork>({
       description: 'Longest run of one task before its thread is stopped',
     },
     HEAVY_WORK_MEMORY_MB: { type: 'integer', minimum: 32, default: 512, description: 'Heap of one worker thread (V8 old generation)' },
+    HEAVY_WORK_TENANT_SHARE: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      description:
+        "Threads one organization (its ingestion and its public agents' attachments together) may hold while another has work waiting or running (default: half the threads, rounded up)",
+    },
     HEAVY_WORK_NICE: {
       type: 'integer',
       minimum: 0,
@@ -70,6 +77,7 @@ export const workerThreadsHeavyWork = defineAdapter<HeavyWork>({
         timeoutMs: setting.number(settings, 'HEAVY_WORK_TIMEOUT_MS') ?? 30000,
         memoryMb: setting.number(settings, 'HEAVY_WORK_MEMORY_MB') ?? 512,
         nice: setting.number(settings, 'HEAVY_WORK_NICE') ?? 15,
+        tenantShare: setting.number(settings, 'HEAVY_WORK_TENANT_SHARE'),
       },
       log,
     );

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-import type { HeavyTaskName, HeavyTasks, HeavyWork } from '../../core/ports/heavy-work';
+import type { HeavyTaskName, HeavyTasks, HeavyWork, WorkAttribution } from '../../core/ports/heavy-work';
 import { heavyTaskHandlers, type HeavyTaskSettings } from './heavy-tasks';
 import { WorkerPool, type WorkerPoolOptions } from './worker-pool';
 
@@ -10,6 +10,10 @@ export interface PoolSizing {
   memoryMb: number;
   /** The threads' nice value (Linux); 0: the process priority. */
   nice?: number;
+  /** Threads one tenant may hold while another has work (default: half, rounded up). */
+  tenantShare?: number;
+  /** How long a tenant counts as having work after its last task (ms, default 1000). */
+  tenantLingerMs?: number;
 }
 
 /** HEAVY_WORK=worker-threads (default): every task in a bounded worker thread. */
@@ -23,12 +27,16 @@ export class WorkerThreadsHeavyWork implements HeavyWork {
     this.pool = new WorkerPool({ entry, ...sizing, workerData: settings, log });
   }
 
-  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']> {
-    return this.pool.run(task, input) as Promise<HeavyTasks[K]['output']>;
+  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input'], work?: WorkAttribution): Promise<HeavyTasks[K]['output']> {
+    return this.pool.run(task, input, work) as Promise<HeavyTasks[K]['output']>;
   }
 
   stats() {
     return this.pool.stats();
+  }
+
+  usage() {
+    return this.pool.usage();
   }
 
   close() {
@@ -49,12 +57,14 @@ export class InProcessHeavyWork implements HeavyWork {
     this.handlers = heavyTaskHandlers(settings);
   }
 
-  async run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']> {
+  async run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input'], work?: WorkAttribution): Promise<HeavyTasks[K]['output']> {
     this.running++;
+    const started = performance.now();
     try {
       return await (this.handlers[task] as (input: HeavyTasks[K]['input']) => Promise<HeavyTasks[K]['output']>)(input);
     } finally {
       this.running--;
+      work?.charge?.(performance.now() - started);
     }
   }
 

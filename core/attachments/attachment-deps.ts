@@ -10,6 +10,26 @@ export const ATTACHMENT_QUEUE = 'attachments.extract';
 
 export interface AttachmentJobPayload {
   attachmentId: string;
+  /** The uploader's address as its work budget knows it (WorkPayer.ipKey); absent on older jobs. */
+  ipKey?: string;
+}
+
+/** Who pays for an attachment's extraction: the anonymous visitor, and the address it came from. */
+export interface WorkPayer {
+  anonymousId: string;
+  /** A hash of the client IP (never the address itself: it travels in the job payload). */
+  ipKey?: string;
+}
+
+/**
+ * Thread time of extraction allowed per visitor and per address in a window (core/public-chat/work-budget.ts):
+ * counted in the thread-milliseconds the heavy-work pool measured, not in files.
+ */
+export interface AttachmentWorkBudget {
+  /** Throws RATE_LIMITED (with retryAfterSeconds) when the visitor or the address has used its budget. */
+  admit(payer: WorkPayer): Promise<void>;
+  /** Counts `threadMs` of work done for `payer`. */
+  charge(payer: WorkPayer, threadMs: number): Promise<void>;
 }
 
 export interface AttachmentSettings {
@@ -40,5 +60,7 @@ export interface AttachmentDeps {
   queue: JobQueue;
   loader: DocumentLoader;
   settings: AttachmentSettings;
+  /** Absent: extraction is not budgeted (the pool's fair share still bounds it). */
+  workBudget?: AttachmentWorkBudget;
   log?: AttachmentLog;
 }

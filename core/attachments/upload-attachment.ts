@@ -34,7 +34,14 @@ export const attachmentBlobKey = (a: Pick<Attachment, 'organizationId' | 'id'>, 
  * one (415). Small text files are extracted at once (`completed`); the rest is queued (`pending`). Returns the
  * attachment object with its access token, which is shown only here.
  */
-export async function uploadAttachment(deps: AttachmentDeps, agent: Agent, anonymousId: string, file: AttachmentUpload) {
+export async function uploadAttachment(
+  deps: AttachmentDeps,
+  agent: Agent,
+  anonymousId: string,
+  file: AttachmentUpload,
+  /** The uploader's address for its work budget (WorkPayer.ipKey). */
+  ipKey?: string,
+) {
   if (file.bytes.length > deps.settings.maxBytes)
     throw new DomainError('PAYLOAD_TOO_LARGE', `The file is larger than the ${deps.settings.maxBytes} bytes allowed`);
   if (file.bytes.length === 0) throw new DomainError('VALIDATION', 'The file is empty');
@@ -76,11 +83,12 @@ export async function uploadAttachment(deps: AttachmentDeps, agent: Agent, anony
   }
 
   if (fileType === 'text' && file.bytes.length <= deps.settings.inlineTextMaxBytes) {
-    const done = await extractAttachment(deps, id, { bytes: file.bytes, finalAttempt: true });
+    const done = await extractAttachment(deps, id, { bytes: file.bytes, finalAttempt: true, ipKey });
     return { attachment: toAttachmentView(done ?? attachment, accessToken) };
   }
   try {
-    await deps.queue.enqueue<AttachmentJobPayload>(ATTACHMENT_QUEUE, { attachmentId: id }, { jobId: `attachment-${id}` });
+    const payload: AttachmentJobPayload = ipKey ? { attachmentId: id, ipKey } : { attachmentId: id };
+    await deps.queue.enqueue<AttachmentJobPayload>(ATTACHMENT_QUEUE, payload, { jobId: `attachment-${id}` });
   } catch (e) {
     await deps.store.repos.attachments.transition(id, ['pending'], 'failed', {
       error: 'The extraction job could not be queued',

@@ -12,6 +12,7 @@ import { charge } from '../billing/billing';
 import { DocumentStale, type IngestionContext, type IngestionStep } from '../knowledge/ingestion-steps';
 import type { GraphExtraction, GraphExtractor } from '../ports/graph-extractor';
 import type { DocumentGraph, GraphStore } from '../ports/graph-store';
+import { workTenant } from '../ports/heavy-work';
 import { foldName, keysOf, normalizeType } from './names';
 
 export type GraphStatus = 'completed' | 'partial' | 'failed';
@@ -87,11 +88,14 @@ export function graphExtractionStep(g: GraphStepDeps): IngestionStep {
   const extract = async (extractor: GraphExtractor, ctx: IngestionContext): Promise<GraphExtraction> => {
     const { document: doc } = ctx;
     const pinned = await g.graph.getPinned({ organizationId: doc.organizationId, knowledgeBaseId: doc.knowledgeBaseId });
-    return extractor.extract({
-      documentTitle: doc.title,
-      chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
-      pinned,
-    });
+    return extractor.extract(
+      {
+        documentTitle: doc.title,
+        chunks: ctx.chunks.map((c) => ({ index: c.index, content: c.content })),
+        pinned,
+      },
+      { tenant: workTenant(doc.organizationId) },
+    );
   };
   return {
     id: 'graph',

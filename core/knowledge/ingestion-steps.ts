@@ -6,6 +6,7 @@
  */
 import { ensureCredits } from '../billing/billing';
 import type { LoadedDocument } from '../ports/document-loader';
+import { type WorkAttribution, workTenant } from '../ports/heavy-work';
 import type { EmbeddingType, VectorChunk } from '../ports/vector-index';
 import { DomainError } from '../shared/errors';
 import { chunkId, contentHash } from './chunk-id';
@@ -76,6 +77,9 @@ export class DocumentStale extends Error {
   }
 }
 
+/** The document's organization's share of the heavy-work pool. */
+const workOf = (ctx: IngestionContext): WorkAttribution => ({ tenant: workTenant(ctx.document.organizationId) });
+
 const fileNameOf = (doc: KnowledgeDocument) => doc.blobKey?.split('/').pop() ?? doc.title;
 
 function embeddingTypeOf(mimeType: string): EmbeddingType {
@@ -90,7 +94,7 @@ export const loadStep: IngestionStep = {
     const { document: doc, deps } = ctx;
     if (!doc.blobKey) throw new DomainError('VALIDATION', 'The document has no stored content to process');
     const bytes = await deps.blobs.get(doc.blobKey);
-    ctx.loaded = await deps.loader.load({ bytes, filename: fileNameOf(doc), declaredMimeType: doc.mimeType });
+    ctx.loaded = await deps.loader.load({ bytes, filename: fileNameOf(doc), declaredMimeType: doc.mimeType }, workOf(ctx));
     ctx.embeddingType = embeddingTypeOf(ctx.loaded.mimeType);
     ctx.counters.characters = ctx.loaded.text.length;
   },
@@ -102,7 +106,9 @@ export const chunkStep: IngestionStep = {
     const { size, overlap } = ctx.knowledgeBase.settings.chunking ?? ctx.deps.settings.defaultChunking;
     const text = ctx.loaded!.text;
     const work = ctx.deps.heavyWork;
-    ctx.chunks = work ? await work.run('text.chunk', { text, options: { size, overlap } }) : chunkText(text, { size, overlap });
+    ctx.chunks = work
+      ? await work.run('text.chunk', { text, options: { size, overlap } }, workOf(ctx))
+      : chunkText(text, { size, overlap });
     if (ctx.chunks.length === 0) throw new DomainError('VALIDATION', `No extractable text in "${ctx.document.title}"`);
     ctx.counters.chunks = ctx.chunks.length;
   },
@@ -134,7 +140,7 @@ export const embedStep: IngestionStep = {
     const batches: string[][] = [];
     for (let i = 0; i < ctx.chunks.length; i += batch) batches.push(ctx.chunks.slice(i, i + batch).map((c) => c.content));
     const results = await mapConcurrently(batches, Math.max(1, deps.settings.embedConcurrency ?? 1), async (texts) => {
-      const result = await deps.embedder.embed(texts, { dimensions, purpose: 'document' });
+      const result = await deps.embedder.embed(texts, { dimensions, purpose: 'document', work: workOf(ctx) });
       if (result.vectors.length !== texts.length)
         throw new DomainError('UPSTREAM_FAILED', 'The embedder returned a different number of vectors than texts');
       return result;
@@ -193,7 +199,7 @@ export const summaryStep: IngestionStep = {
   optional: true,
   // it needs only the loaded text: in the heavy-work pool, it runs while the chunks are embedded and stored (started
   // after `load` it delayed the chunking, which shares the pool, for no gain the ingest bench could see)
-  prepare: { after: 'chunk', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx)) ?? null },
+  prepare: { after: 'chunk', start: (ctx) => ctx.deps.heavyWork?.run('text.summarize', summaryInput(ctx), workOf(ctx)) ?? null },
   async run(ctx) {
     const early = ctx.prepared.get('summary') as Promise<DocumentDigest> | undefined;
     const input = summaryInput(ctx);

@@ -6,6 +6,8 @@
  * text ...') when nothing readable comes out and DomainError('NOT_CONFIGURED') when a format needs an
  * optional model (vision, transcription) that is not configured.
  */
+import type { WorkAttribution } from './work-attribution';
+
 export type DocumentKind = 'pdf' | 'docx' | 'doc' | 'text' | 'markdown' | 'csv' | 'html' | 'image' | 'audio' | 'video';
 
 export interface LoadInput {
@@ -46,6 +48,7 @@ export interface DocumentLoader {
    * model), or null when they can. Checked at upload, so a file that can never succeed is refused (422).
    */
   missingModelFor?(kind: DocumentKind): string | null;
-  load(input: LoadInput): Promise<LoadedDocument>;
+  /** `work`: whose work the parsing is, for a loader that parses in the heavy-work pool (its fair share). */
+  load(input: LoadInput, work?: WorkAttribution): Promise<LoadedDocument>;
 }
 export const DOCUMENT_LOADER = Symbol.for('DocumentLoader');

@@ -1,3 +1,5 @@
+import type { WorkAttribution } from './work-attribution';
+
 export interface EmbeddingUsage {
   /** Tokens billed by the provider (estimated by the local provider). */
   tokens: number;
@@ -19,6 +21,7 @@ export interface Embedder {
    * weights their similarity low and ranks by full text (core/knowledge/ranking.ts). Absent: a semantic model.
    */
   readonly lexical?: boolean;
-  embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query' }): Promise<EmbeddingResult>;
+  /** `work`: whose work it is, for an embedder that computes in the heavy-work pool (its fair share). */
+  embed(texts: string[], options: { dimensions: number; purpose: 'document' | 'query'; work?: WorkAttribution }): Promise<EmbeddingResult>;
 }
 export const EMBEDDER = Symbol.for('Embedder');

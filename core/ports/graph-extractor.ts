@@ -1,4 +1,5 @@
 import type { PinnedEntity } from './graph-store';
+import type { WorkAttribution } from './work-attribution';
 
 export interface ExtractedEntity {
   name: string;
@@ -35,6 +36,10 @@ export interface GraphExtraction {
  */
 export interface GraphExtractor {
   readonly id: string;
-  extract(input: { documentTitle: string; chunks: { index: number; content: string }[]; pinned: PinnedEntity[] }): Promise<GraphExtraction>;
+  /** `work`: whose work it is, for an extractor that runs in the heavy-work pool (its fair share). */
+  extract(
+    input: { documentTitle: string; chunks: { index: number; content: string }[]; pinned: PinnedEntity[] },
+    work?: WorkAttribution,
+  ): Promise<GraphExtraction>;
 }
 export const GRAPH_EXTRACTOR = Symbol.for('GraphExtractor');

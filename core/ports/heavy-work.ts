@@ -7,6 +7,7 @@
  */
 import type { LoadedDocument, LoadInput } from './document-loader';
 import type { GraphExtraction, GraphExtractor } from './graph-extractor';
+import type { WorkAttribution } from './work-attribution';
 
 export interface ChunkOptions {
   /** Maximum characters per chunk (default 1000). */
@@ -43,11 +44,15 @@ export interface HeavyTasks {
 }
 export type HeavyTaskName = keyof HeavyTasks;
 
+export { type WorkAttribution, workTenant } from './work-attribution';
+
 export interface HeavyWork {
   readonly id: string;
-  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input']): Promise<HeavyTasks[K]['output']>;
+  run<K extends HeavyTaskName>(task: K, input: HeavyTasks[K]['input'], work?: WorkAttribution): Promise<HeavyTasks[K]['output']>;
   /** Tasks running and waiting, for health and benchmarks. */
   stats(): { threads: number; running: number; queued: number };
+  /** Per tenant: running, waiting, tasks started and thread time used (ms) since the start, when the adapter counts them. */
+  usage?(): { tenant: string; running: number; queued: number; tasks: number; threadMs: number }[];
   close(): Promise<void>;
 }
 export const HEAVY_WORK = Symbol.for('HeavyWork');

@@ -13,8 +13,11 @@ export interface RateLimitDecision {
  */
 export interface RateLimitStore {
   readonly id: string;
-  /** Counts one hit (refused hits are not counted) and says whether it is allowed. */
-  hit(key: string, limit: number, windowSeconds: number): Promise<RateLimitDecision>;
+  /**
+   * Counts one hit (refused hits are not counted) and says whether it is allowed. `cost` (default 1, a positive
+   * integer) counts that many at once: budgets of measured work (thread-milliseconds) rather than requests.
+   */
+  hit(key: string, limit: number, windowSeconds: number, cost?: number): Promise<RateLimitDecision>;
   /**
    * The same as `hit`, answered at once: only stores that count in this process have it. The gateway uses it
    * on every request when present, where a promise and its hooks cost more than the counting.

@@ -12,17 +12,30 @@ import { requireUploadsEnabled } from './public-chat';
 import type { PublicChatDeps } from './public-chat-deps';
 import { enforcePublicRateLimit } from './rate-limits';
 import { requireAnonymousId } from './visitor';
+import { ipKeyOf } from './work-budget';
 
-/** Runs before the file is read: agent accepts uploads, visitor id valid, rate limits. */
+/**
+ * Runs before the file is read: agent accepts uploads, visitor id valid, rate limits, then the work budget
+ * (thread-seconds of extraction per visitor and per address: work-budget.ts), so a spent budget is a 429
+ * before any byte is parsed.
+ */
 export async function admitPublicUpload(deps: PublicChatDeps, agent: Agent, anonymousId: unknown, clientIp: string): Promise<string> {
   const visitor = requireAnonymousId(anonymousId);
   requireUploadsEnabled(agent);
   await enforcePublicRateLimit(deps, 'uploads', { anonymousId: visitor, clientIp });
+  await deps.attachments.workBudget?.admit({ anonymousId: visitor, ipKey: ipKeyOf(clientIp) });
   return visitor;
 }
 
-export async function storePublicAttachment(deps: PublicChatDeps, agent: Agent, anonymousId: string, file: AttachmentUpload) {
-  return uploadAttachment(deps.attachments, agent, anonymousId, file);
+/** `clientIp`: the uploader's address, charged with the extraction's thread time beside the visitor. */
+export async function storePublicAttachment(
+  deps: PublicChatDeps,
+  agent: Agent,
+  anonymousId: string,
+  file: AttachmentUpload,
+  clientIp = '',
+) {
+  return uploadAttachment(deps.attachments, agent, anonymousId, file, ipKeyOf(clientIp));
 }
 
 /**

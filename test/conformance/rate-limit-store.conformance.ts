@@ -35,6 +35,15 @@ export function rateLimitStoreConformance(
       expect(fx.store.id.length).toBeGreaterThan(0);
     });
 
+    it('counts a hit of `cost` as that many hits (a budget of measured work)', async () => {
+      const k = key('cost');
+      expect(await fx.store.hit(k, 10_000, 60, 6_000)).toMatchObject({ allowed: true, remaining: 4_000 });
+      expect((await fx.store.peek(k, 10_000, 60)).remaining).toBe(4_000);
+      expect(await fx.store.hit(k, 10_000, 60, 5_000)).toMatchObject({ allowed: false }); // refused: not counted
+      expect(await fx.store.hit(k, 10_000, 60, 4_000)).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await fx.store.peek(k, 10_000, 60)).allowed).toBe(false);
+    });
+
     it('allows up to the limit, counting remaining down, then denies with Retry-After', async () => {
       const k = key('count');
       const decisions = [];

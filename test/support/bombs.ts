@@ -30,14 +30,55 @@ export function docxBomb(megabytes = 24): Buffer {
   ]);
 }
 
-/** A one-page PDF whose content stream is one FlateDecode stream of `megabytes` MB (default 100) of spaces. */
-export function pdfBomb(megabytes = 100): Buffer {
-  const stream = deflateSync(Buffer.alloc(megabytes * 1024 * 1024, 0x20), { level: 9 });
+/** Filters pdfBomb can write: the FlateDecode bomb itself and the ASCII encodings chained before it. */
+export type BombFilter = 'FlateDecode' | 'ASCIIHexDecode' | 'ASCII85Decode';
+
+function ascii85(data: Buffer): Buffer {
+  let out = '';
+  for (let i = 0; i < data.length; i += 4) {
+    const n = Math.min(4, data.length - i);
+    const group = Buffer.alloc(4);
+    data.copy(group, 0, i, i + n);
+    let value = group.readUInt32BE(0);
+    if (value === 0 && n === 4) {
+      out += 'z';
+      continue;
+    }
+    const digits = new Array<string>(5);
+    for (let d = 4; d >= 0; d--) {
+      digits[d] = String.fromCharCode(0x21 + (value % 85));
+      value = Math.floor(value / 85);
+    }
+    out += digits.slice(0, n + 1).join('');
+  }
+  return Buffer.from(`${out}~>`, 'latin1');
+}
+
+const ENCODERS: Record<BombFilter, (data: Buffer) => Buffer> = {
+  FlateDecode: (data) => deflateSync(data, { level: 9 }),
+  ASCIIHexDecode: (data) => Buffer.from(`${data.toString('hex')}>`, 'latin1'),
+  ASCII85Decode: ascii85,
+};
+
+/**
+ * A one-page PDF whose content stream is `megabytes` MB (default 100) of spaces under `filters` (default one
+ * FlateDecode; `['ASCIIHexDecode', 'FlateDecode']` is the hex-wrapped bomb: decoded left to right).
+ */
+export function pdfBomb(megabytes = 100, filters: BombFilter[] = ['FlateDecode']): Buffer {
+  return pdfOfContent(Buffer.alloc(megabytes * 1024 * 1024, 0x20), filters);
+}
+
+/** A one-page PDF (Helvetica as /F1) whose content stream is `content` written under `filters`. */
+export function pdfOfContent(content: Buffer, filters: BombFilter[] = ['FlateDecode']): Buffer {
+  let stream = content;
+  for (const filter of [...filters].reverse()) stream = ENCODERS[filter](stream);
+  const filter = filters.length === 1 ? `/${filters[0]}` : `[${filters.map((f) => `/${f}`).join(' ')}]`;
   const objects: Buffer[] = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>'),
     Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>'),
-    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R >>'),
-    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`), stream, Buffer.from('\nendstream')]),
+    Buffer.from('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>'),
+    Buffer.concat([Buffer.from(`<< /Length ${stream.length} /Filter ${filter} >>\nstream\n`), stream, Buffer.from('\nendstream')]),
+    Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
   ];
   const chunks: Buffer[] = [Buffer.from('%PDF-1.4\n')];
   const offsets: number[] = [];
