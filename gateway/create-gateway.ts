@@ -18,12 +18,11 @@ import {
 import type { AccessTokenClaims, ForwardedIdentity } from '../core/identity/token-claims';
 import type { RateLimitDecision } from '../core/ports/rate-limit-store';
 import { isOpenAiCompatiblePath } from '../core/shared/openai-error';
-import { codeForStatus } from '../core/shared/status-codes';
 import { clientIp, ipRateLimitKey } from './client-ip';
 import { bearerCredential, bearerOrCookieCredential, type Credential } from './credentials';
 import { crossSiteRefusal, originOf } from './csrf';
 import type { GatewayOptions, RateLimitRule } from './gateway-options';
-import { type SendError, sendError, sendOpenAiError } from './http-errors';
+import { rawErrorResponse, type SendError, sendError, sendOpenAiError } from './http-errors';
 import { classifyLane } from './lanes';
 import { checkPath } from './path-guard';
 import { forwardBodyFor } from './request-body';
@@ -355,15 +354,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const body = JSON.stringify({
-      error: status === 431 ? 'Request Header Fields Too Large' : 'Bad Request',
-      message: 'Malformed HTTP request',
-      code: codeForStatus(status),
-    });
-    socket.end(
-      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    const error = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+    // Written raw (no response object on this path), with the security headers of every other gateway error.
+    const tls = (socket as { encrypted?: boolean }).encrypted === true;
+    socket.end(rawErrorResponse(status, error, 'Malformed HTTP request', tls));
   });
 
   return {

@@ -1,8 +1,8 @@
-import type { ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 
 import { toOpenAiError } from '../core/shared/openai-error';
 import { codeForStatus } from '../core/shared/status-codes';
-import { ERROR_CSP, SECURITY_HEADERS } from './security-headers';
+import { ERROR_CSP, HSTS, SECURITY_HEADERS } from './security-headers';
 
 export type SendError = (
   res: ServerResponse,
@@ -44,4 +44,24 @@ function send(res: ServerResponse, status: number, headers: Record<string, strin
     'cache-control': 'no-store',
   });
   res.end(body);
+}
+
+/**
+ * The bytes of a gateway error written straight to a socket, where node:http has no response object (its
+ * `clientError` event: a malformed request line or header, a header block over the limit): the same
+ * `{error, message, code}` body and the same security headers as `sendError` (HSTS on a TLS socket), then close.
+ */
+export function rawErrorResponse(status: number, error: string, message: string, tls = false): string {
+  const body = JSON.stringify({ error, message, code: codeForStatus(status) });
+  const headers: [string, string | number][] = [
+    ...SECURITY_HEADERS,
+    ...(tls ? [HSTS] : []),
+    ['content-security-policy', ERROR_CSP],
+    ['content-type', 'application/json; charset=utf-8'],
+    ['content-length', Buffer.byteLength(body)],
+    ['cache-control', 'no-store'],
+    ['connection', 'close'],
+  ];
+  const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${body}`;
 }

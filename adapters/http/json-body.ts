@@ -54,7 +54,43 @@ export function assertNoNul(value: unknown, where: string): void {
     ]);
 }
 
-/** Parses a JSON request body: depth capped, no NUL in any string, errors as 400 Validation Error. */
+/**
+ * Keys that name the prototype machinery. JSON.parse makes `{"__proto__": {...}}` an own property (no pollution
+ * at parse time), but stored in a free-form object (KB settings, agent variables, channel config) it becomes the
+ * prototype of the object a later spread or merge builds, and it cannot be removed by a PATCH. Refused at any
+ * depth, in every JSON body, here where bodies are parsed for every operation.
+ */
+const RESERVED_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Path and name of the first reserved key (`__proto__`, `constructor`, `prototype`) at any depth, or null. Iterative. */
+export function findReservedKey(value: unknown, where = 'body'): { path: string; key: string } | null {
+  const stack: [unknown, string][] = [[value, where]];
+  while (stack.length) {
+    const [v, path] = stack.pop()!;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
+    else if (v !== null && typeof v === 'object') {
+      // Object.keys lists the own `__proto__` property JSON.parse creates.
+      for (const k of Object.keys(v)) {
+        if (RESERVED_KEYS.has(k)) return { path: `${path}.${k}`, key: k };
+        stack.push([(v as Record<string, unknown>)[k], `${path}.${k}`]);
+      }
+    }
+  }
+  return null;
+}
+
+export function assertNoReservedKeys(value: unknown, where: string): void {
+  const found = findReservedKey(value, where);
+  if (found)
+    throw new DomainError('VALIDATION', `${found.path}: the key "${found.key}" is not allowed (__proto__, constructor, prototype)`, [
+      { field: found.path, message: `reserved key "${found.key}" is not allowed` },
+    ]);
+}
+
+/**
+ * Parses a JSON request body: depth capped, no NUL in any string, no `__proto__`/`constructor`/`prototype` key,
+ * errors as 400 Validation Error.
+ */
 export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
   const text = raw.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -68,5 +104,6 @@ export function parseJsonBody(raw: Buffer, maxDepth: number): unknown {
     throw new DomainError('VALIDATION', 'Request body is not valid JSON');
   }
   assertNoNul(parsed, 'body');
+  assertNoReservedKeys(parsed, 'body');
   return parsed;
 }
