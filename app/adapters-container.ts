@@ -62,6 +62,15 @@ function identityCacheFor(config: PlatformConfig): IdentityCache | undefined {
   return ttlMs > 0 && heard ? new IdentityCache({ ttlMs }) : undefined;
 }
 
+/** The SSRF-guarded fetcher of OpenID Connect sign-in: the outbound guard plus the internal hosts SSO_ALLOWED_HOSTS names. */
+export function identityProviderFetcher(config: Pick<PlatformConfig, 'outboundAllow' | 'ssoAllowedHosts' | 'outboundCaFile'>) {
+  return new SsrfGuardedFetcher({
+    allow: config.outboundAllow,
+    allowHosts: config.ssoAllowedHosts,
+    extraCa: config.outboundCaFile ? [readFileSync(config.outboundCaFile, 'utf8')] : undefined,
+  });
+}
+
 /** A token bound to a fixed value instead of its configured adapter. */
 export type Binding = readonly [token: symbol, value: unknown];
 
@@ -86,7 +95,9 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
     .inSingletonScope();
   c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(GOOGLE_RELYING_PARTY).toConstantValue(config.google ? googleRelyingParty(config.google) : null);
-  c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc());
+  // Every request of the identity flow goes through an SSRF-guarded fetcher of its own, the only one that
+  // SSO_ALLOWED_HOSTS opens (DECISIONS "Single sign-on").
+  c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc({ fetcher: identityProviderFetcher(config) }));
   const externalJwt = config.gateway.externalJwt;
   c.bind(EXTERNAL_TOKEN_VERIFIER)
     .toDynamicValue((ctx) => (externalJwt ? new ExternalIssuerTokenVerifier({ ...externalJwt, clock: ctx.get<Clock>(CLOCK) }) : null))

@@ -59,6 +59,9 @@ export function buildChannelDeps(infra: Infrastructure, contacts: ContactDeps, c
     mail: nodemailerMailer(() => (registry.has('email') ? registry.secrets('email').get('EMAIL_SMTP_RELAY_URL') : undefined)),
     publicUrl: () => infra.config.publicUrl,
     delivery: channelDeliverySettings(infra.config.settings),
+    ...(typeof infra.config.settings.EMAIL_INBOUND_DOMAIN === 'string'
+      ? { emailInboundDomain: infra.config.settings.EMAIL_INBOUND_DOMAIN.toLowerCase() }
+      : {}),
     log: (level, message, extra) => infra.log(level, message, extra),
   };
 }

@@ -8,7 +8,9 @@ import { StoredAttachmentResolver } from '../core/attachments/attachment-resolve
 import { ATTACHMENT_MAX_ATTEMPTS, processAttachmentJob } from '../core/attachments/extract-attachment';
 import type { ChatDeps } from '../core/chat/chat-deps';
 import type { Store } from '../core/ports/store';
+import { PresenceStreamSlots } from '../core/public-chat/presence-slots';
 import type { PublicChatDeps } from '../core/public-chat/public-chat-deps';
+import { DEFAULT_PUBLIC_WORK_BUDGET, rateLimitedWorkBudget } from '../core/public-chat/work-budget';
 import type { Consumer } from './consumer';
 import type { Infrastructure } from './infrastructure';
 
@@ -27,6 +29,7 @@ export function buildAttachmentDeps(infra: Infrastructure): AttachmentDeps {
     queue: infra.queue,
     loader: infra.knowledge.documentLoader,
     settings: { ...DEFAULT_ATTACHMENT_SETTINGS, maxBytes: infra.config.publicChat.attachmentMaxBytes },
+    workBudget: rateLimitedWorkBudget(infra.rateLimits, infra.config.publicChat.workBudget ?? DEFAULT_PUBLIC_WORK_BUDGET),
     log: (level, message, extra) => infra.log(level, message, extra),
   };
 }
@@ -45,6 +48,7 @@ export function buildPublicChatDeps(infra: Infrastructure, chat: ChatDeps): Publ
       windowSeconds: 60,
     },
     presenceHeartbeatMs: PRESENCE_HEARTBEAT_MS,
+    presenceStreams: new PresenceStreamSlots({ perVisitor: limits.presenceStreamsPerVisitor, perIp: limits.presenceStreamsPerIp }),
   };
 }
 

@@ -18,6 +18,7 @@ import type { IdentityHandoff } from '../core/identity/identity-handoff';
 import { resolveActor } from '../core/identity/resolve-actor';
 import { ensureCatalogue } from '../core/models/catalogue';
 import type { RateLimitStore } from '../core/ports/rate-limit-store';
+import { normalizeOrigin, publicLaneOrigins } from '../core/public-chat/widget-settings';
 import { createGateway, drainable, type Gateway, type Upstream } from '../gateway';
 import { INFRASTRUCTURE, SERVICES } from './container';
 import { buildHandlers } from './http-routes';
@@ -59,6 +60,10 @@ export function createApi(container: Container, handoff?: IdentityHandoff, shutt
     idempotency: infra.idempotency,
     jsonMaxDepth: infra.config.security.jsonMaxDepth,
     corsOrigins: infra.config.security.corsOrigins,
+    agentOrigins: {
+      originsFor: (slug) => publicLaneOrigins(infra.store.repos, slug),
+      ownOrigin: () => normalizeOrigin(infra.config.publicUrl),
+    },
     // Any query proves the database answers; the nil id never exists.
     readiness: {
       database: () => infra.store.repos.organizations.findById('00000000-0000-0000-0000-000000000000'),

@@ -484,12 +484,32 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Redirect to the provider (authorization code + PKCE S256 + state + nonce); 404 for an unknown or disabled provider
-         * @description Redirect to the provider (authorization code + PKCE S256 + state + nonce); 404 for an unknown or disabled provider
+         * Redirect to the provider (authorization code + PKCE S256 + state + nonce); sets the state cookie (__Host-sso_state over TLS, else sso_state) the callback checks; 404 for an unknown or disabled provider
+         * @description Redirect to the provider (authorization code + PKCE S256 + state + nonce); sets the state cookie (__Host-sso_state over TLS, else sso_state) the callback checks; 404 for an unknown or disabled provider
          */
         get: operations["ssoStart"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/sso/{slug}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the sign-in flow for the signed-in user: its callback links the provider’s identity to this user (the way to link a provider that may not link by email); open authorizationUrl in the same browser
+         * @description Start the sign-in flow for the signed-in user: its callback links the provider’s identity to this user (the way to link a provider that may not link by email); open authorizationUrl in the same browser
+         */
+        post: operations["ssoLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -504,8 +524,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce); links an existing account with the same verified email; redirects to the app with tokens in the URL fragment
-         * @description Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce); links an existing account with the same verified email; redirects to the app with tokens in the URL fragment
+         * Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce; state matched against the cookie of the browser that started it, else 400). An existing account with the same email is linked only when the provider lists its domain in allowedEmailDomains and verified the email, else 409 account_exists (sign in and use POST /api/auth/sso/{slug}/link); a link flow links the identity to its user. Redirects to the app with tokens in the URL fragment
+         * @description Complete sign-in (ID token validated: signature against the JWKS, issuer, audience, expiry, nonce; state matched against the cookie of the browser that started it, else 400). An existing account with the same email is linked only when the provider lists its domain in allowedEmailDomains and verified the email, else 409 account_exists (sign in and use POST /api/auth/sso/{slug}/link); a link flow links the identity to its user. Redirects to the app with tokens in the URL fragment
          */
         get: operations["ssoCallback"];
         put?: never;
@@ -2228,8 +2248,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404
-         * @description Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404
+         * Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404. At most PUBLIC_PRESENCE_STREAMS_PER_VISITOR (5) streams open per anonymousId and PUBLIC_PRESENCE_STREAMS_PER_IP (50) per client IP: 429 rate limited (Retry-After) until one closes
+         * @description Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404. At most PUBLIC_PRESENCE_STREAMS_PER_VISITOR (5) streams open per anonymousId and PUBLIC_PRESENCE_STREAMS_PER_IP (50) per client IP: 429 rate limited (Retry-After) until one closes
          */
         get: operations["publicConversationEvents"];
         put?: never;
@@ -2646,8 +2666,8 @@ export interface paths {
         get: operations["listChannels"];
         put?: never;
         /**
-         * Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Types: email: An email address: inbound by SMTP or signed webhook, replies threaded through the SMTP relay; config {"address":{"type":"string","pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","maxLength":320,"description":"The address people write to"},"fromName":{"type":"string","maxLength":100}} | web: The agent's public web page (public chat lane; the visitor's anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]}} | whatsapp: WhatsApp (alias of whatsapp_business): a WhatsApp Business number through the Cloud API; config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | whatsapp_business: A WhatsApp Business number through the Cloud API (webhook + Graph API messages); config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | widget: The embeddable chat widget (public chat lane; the visitor anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]},"theme":{"type":"object","additionalProperties":{"type":"string","maxLength":100}}}
-         * @description Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Types: email: An email address: inbound by SMTP or signed webhook, replies threaded through the SMTP relay; config {"address":{"type":"string","pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","maxLength":320,"description":"The address people write to"},"fromName":{"type":"string","maxLength":100}} | web: The agent's public web page (public chat lane; the visitor's anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]}} | whatsapp: WhatsApp (alias of whatsapp_business): a WhatsApp Business number through the Cloud API; config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | whatsapp_business: A WhatsApp Business number through the Cloud API (webhook + Graph API messages); config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | widget: The embeddable chat widget (public chat lane; the visitor anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]},"theme":{"type":"object","additionalProperties":{"type":"string","maxLength":100}}}
+         * Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Email: an address another active channel serves is 409 address_taken; with EMAIL_INBOUND_DOMAIN, no config.address gets a generated one there (active at once); a chosen address outside that domain is created inactive and a code is mailed to it (POST .../verify). Types: email: An email address: inbound by SMTP or signed webhook, replies threaded through the SMTP relay; config {"address":{"type":"string","pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","maxLength":320,"description":"The address people write to"},"fromName":{"type":"string","maxLength":100}} | web: The agent's public web page (public chat lane; the visitor's anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]}} | whatsapp: WhatsApp (alias of whatsapp_business): a WhatsApp Business number through the Cloud API; config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | whatsapp_business: A WhatsApp Business number through the Cloud API (webhook + Graph API messages); config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | widget: The embeddable chat widget (public chat lane; the visitor anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]},"theme":{"type":"object","additionalProperties":{"type":"string","maxLength":100}}}
+         * @description Connect the agent to a channel (needs edit on the agent). config and secrets are validated by the channel type's plugin; secrets are write-only (never returned). Email: an address another active channel serves is 409 address_taken; with EMAIL_INBOUND_DOMAIN, no config.address gets a generated one there (active at once); a chosen address outside that domain is created inactive and a code is mailed to it (POST .../verify). Types: email: An email address: inbound by SMTP or signed webhook, replies threaded through the SMTP relay; config {"address":{"type":"string","pattern":"^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$","maxLength":320,"description":"The address people write to"},"fromName":{"type":"string","maxLength":100}} | web: The agent's public web page (public chat lane; the visitor's anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]}} | whatsapp: WhatsApp (alias of whatsapp_business): a WhatsApp Business number through the Cloud API; config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | whatsapp_business: A WhatsApp Business number through the Cloud API (webhook + Graph API messages); config {"phoneNumberId":{"type":"string","pattern":"^[0-9]{1,30}$","description":"Cloud API phone number id"},"displayPhoneNumber":{"type":"string","maxLength":30}} | widget: The embeddable chat widget (public chat lane; the visitor anonymousId is the identity); config {"allowedOrigins":{"type":"array","items":{"type":"string","maxLength":300},"maxItems":50,"default":[]},"theme":{"type":"object","additionalProperties":{"type":"string","maxLength":100}}}
          */
         post: operations["createChannel"];
         delete?: never;
@@ -2674,10 +2694,30 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change label, isActive, config (replaced) or secrets (merged over the stored ones)
-         * @description Change label, isActive, config (replaced) or secrets (merged over the stored ones)
+         * Change label, isActive, config (replaced) or secrets (merged over the stored ones). Email: a new address outside EMAIL_INBOUND_DOMAIN deactivates the channel and mails a code (so does setting the pending address again); isActive true on an unverified address 409; an address another active channel serves 409 address_taken
+         * @description Change label, isActive, config (replaced) or secrets (merged over the stored ones). Email: a new address outside EMAIL_INBOUND_DOMAIN deactivates the channel and mails a code (so does setting the pending address again); isActive true on an unverified address 409; an address another active channel serves 409 address_taken
          */
         patch: operations["updateChannel"];
+        trace?: never;
+    };
+    "/api/bots/{id}/channels/{channelId}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Activates an email channel whose chosen address waits for verification, with the code mailed to that address (needs edit on the agent). Wrong or expired code 400; after 5 wrong codes 429 (set the address again for a new code); no verification pending 409; the address taken by another channel meanwhile 409 address_taken
+         * @description Activates an email channel whose chosen address waits for verification, with the code mailed to that address (needs edit on the agent). Wrong or expired code 400; after 5 wrong codes 429 (set the address again for a new code); no verification pending 409; the address taken by another channel meanwhile 409 address_taken
+         */
+        post: operations["verifyChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/bots/{id}/channels/{channelId}/deliveries": {
@@ -6557,6 +6597,93 @@ export interface operations {
             };
         };
     };
+    ssoLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example string */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider’s authorization URL; the response also sets the state cookie the callback checks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "string"
+                     *     }
+                     */
+                    "application/json": {
+                        authorizationUrl: string;
+                    };
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     ssoCallback: {
         parameters: {
             query?: {
@@ -6652,6 +6779,23 @@ export interface operations {
                 };
             };
             /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -6728,6 +6872,7 @@ export interface operations {
                             /** @description https (http only for a loopback host); required for preset oidc */
                             issuerUrl: string;
                             clientId: string;
+                            /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                             allowedEmailDomains?: string[];
                             /**
                              * Format: uuid
@@ -6840,6 +6985,7 @@ export interface operations {
                     issuerUrl?: string;
                     clientId: string;
                     clientSecret: string;
+                    /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                     allowedEmailDomains?: string[];
                     /**
                      * Format: uuid
@@ -6909,6 +7055,7 @@ export interface operations {
                             /** @description https (http only for a loopback host); required for preset oidc */
                             issuerUrl: string;
                             clientId: string;
+                            /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                             allowedEmailDomains?: string[];
                             /**
                              * Format: uuid
@@ -7065,6 +7212,7 @@ export interface operations {
                             /** @description https (http only for a loopback host); required for preset oidc */
                             issuerUrl: string;
                             clientId: string;
+                            /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                             allowedEmailDomains?: string[];
                             /**
                              * Format: uuid
@@ -7191,6 +7339,7 @@ export interface operations {
                     issuerUrl?: string;
                     clientId: string;
                     clientSecret?: string;
+                    /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                     allowedEmailDomains?: string[];
                     /**
                      * Format: uuid
@@ -7260,6 +7409,7 @@ export interface operations {
                             /** @description https (http only for a loopback host); required for preset oidc */
                             issuerUrl: string;
                             clientId: string;
+                            /** @description Email domains this provider speaks for: only they may sign in (empty: any), and only they are linked to an existing account with the same verified email and join organizationId */
                             allowedEmailDomains?: string[];
                             /**
                              * Format: uuid
@@ -18611,7 +18761,11 @@ export interface operations {
                      *         "mode": "fixed",
                      *         "message": "string"
                      *       },
-                     *       "publishedAt": "string"
+                     *       "publishedAt": "string",
+                     *       "theme": {
+                     *         "property1": "string",
+                     *         "property2": "string"
+                     *       }
                      *     }
                      */
                     "application/json": {
@@ -18635,6 +18789,10 @@ export interface operations {
                             message?: string | null;
                         } | null;
                         publishedAt: string | null;
+                        /** @description The widget channel's config.theme, applied by the widget ({} without one). Keys the widget reads: primaryColor (bubble, header, own messages, send button), textColor (text on the primary colour), backgroundColor (panel), position (right or left) */
+                        theme: {
+                            [key: string]: string;
+                        };
                     };
                 };
             };
@@ -19875,6 +20033,23 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -22456,6 +22631,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteChannel: {
@@ -22653,6 +22845,195 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    verifyChannel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.
+                 * @example 497f6eca-6276-4993-bfeb-53cbbbba6f08
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @example string */
+                id: string;
+                /** @example string */
+                channelId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "string"
+                 *     }
+                 */
+                "application/json": {
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Verified and active */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "channel": {
+                     *         "id": "497f6eca-6276-4993-bfeb-53cbbbba6f08",
+                     *         "botId": "58ed41f0-04bf-402f-9853-7143ef7dd5ce",
+                     *         "type": "string",
+                     *         "label": "string",
+                     *         "isActive": true,
+                     *         "config": {},
+                     *         "createdAt": "2019-08-24T14:15:22Z",
+                     *         "inboundUrl": "string"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        channel: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            botId: string;
+                            type: string;
+                            label: string;
+                            isActive: boolean;
+                            config: Record<string, never>;
+                            /** Format: date-time */
+                            createdAt: string;
+                            inboundUrl: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "string",
+                     *       "message": "string",
+                     *       "code": "string",
+                     *       "details": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

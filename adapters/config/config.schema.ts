@@ -99,6 +99,36 @@ export const configSchema = {
       description: 'Public attachment uploads per client IP per minute',
     },
     PUBLIC_ATTACHMENT_MAX_BYTES: { type: 'integer', minimum: 1, default: 10485760, description: 'Largest public chat attachment' },
+    PUBLIC_WORK_SECONDS_PER_VISITOR: {
+      type: 'integer',
+      minimum: 1,
+      default: 30,
+      description: 'Thread-seconds of attachment extraction one anonymousId may use per PUBLIC_WORK_WINDOW_SECONDS (then 429)',
+    },
+    PUBLIC_WORK_SECONDS_PER_IP: {
+      type: 'integer',
+      minimum: 1,
+      default: 120,
+      description: 'Thread-seconds of attachment extraction one client IP may use per PUBLIC_WORK_WINDOW_SECONDS (then 429)',
+    },
+    PUBLIC_WORK_WINDOW_SECONDS: {
+      type: 'integer',
+      minimum: 10,
+      default: 600,
+      description: 'Sliding window of the public work budgets',
+    },
+    PUBLIC_PRESENCE_STREAMS_PER_VISITOR: {
+      type: 'integer',
+      minimum: 1,
+      default: 5,
+      description: 'Presence SSE streams open at once per anonymousId, per process (429 above)',
+    },
+    PUBLIC_PRESENCE_STREAMS_PER_IP: {
+      type: 'integer',
+      minimum: 1,
+      default: 50,
+      description: 'Presence SSE streams open at once per client IP, per process (429 above)',
+    },
     EMAIL_SMTP_PORT: {
       type: 'integer',
       minimum: 0,
@@ -126,6 +156,12 @@ export const configSchema = {
       pattern: '^[A-Za-z0-9.-]+$',
       description: 'Allowed recipient domain of the SMTP listener; other domains are refused with 550',
     },
+    EMAIL_INBOUND_DOMAIN: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)+$',
+      description:
+        "The platform's inbound email domain: an email channel without an address gets a generated one there; chosen addresses elsewhere are verified by a mailed code",
+    },
     GOOGLE_CLIENT_ID: { type: 'string', description: 'Enables Google sign-in at /api/auth/google (OpenID Connect, Google preset)' },
     GOOGLE_CLIENT_SECRET: { type: 'string' },
     GOOGLE_ISSUER_URL: {
@@ -133,6 +169,13 @@ export const configSchema = {
       format: 'uri',
       default: 'https://accounts.google.com',
       description: 'Issuer whose discovery document Google sign-in uses (tests: a local provider)',
+    },
+    SSO_ALLOWED_HOSTS: {
+      type: 'string',
+      default: '',
+      description:
+        'Comma-separated host[:port] (no port: 443/80) of internal identity providers (e.g. a Keycloak on the private network) ' +
+        'that OpenID Connect sign-in may reach although the SSRF guard refuses internal addresses; other outbound requests stay refused',
     },
     EXTERNAL_JWT_ISSUER: {
       type: 'string',

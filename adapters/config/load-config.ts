@@ -170,6 +170,13 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
       uploadsPerMinute: raw.PUBLIC_UPLOADS_PER_MINUTE as number,
       uploadsPerIpPerMinute: raw.PUBLIC_UPLOADS_PER_IP_PER_MINUTE as number,
       attachmentMaxBytes: raw.PUBLIC_ATTACHMENT_MAX_BYTES as number,
+      workBudget: {
+        visitorSeconds: raw.PUBLIC_WORK_SECONDS_PER_VISITOR as number,
+        ipSeconds: raw.PUBLIC_WORK_SECONDS_PER_IP as number,
+        windowSeconds: raw.PUBLIC_WORK_WINDOW_SECONDS as number,
+      },
+      presenceStreamsPerVisitor: raw.PUBLIC_PRESENCE_STREAMS_PER_VISITOR as number,
+      presenceStreamsPerIp: raw.PUBLIC_PRESENCE_STREAMS_PER_IP as number,
     },
     google: raw.GOOGLE_CLIENT_ID
       ? {
@@ -180,6 +187,7 @@ export function loadConfig(role: Role, env: Env, sections: readonly ConfigSectio
       : undefined,
     superadminEmails: list(raw.SUPERADMIN_EMAILS).map((e) => e.toLowerCase()),
     outboundAllow: list(raw.OUTBOUND_ALLOW),
+    ssoAllowedHosts: list(raw.SSO_ALLOWED_HOSTS),
     outboundCaFile: raw.OUTBOUND_CA_FILE as string | undefined,
     webhooks: { retryBackoffMs: raw.WEBHOOK_RETRY_BACKOFF_MS as number, timeoutMs: raw.WEBHOOK_TIMEOUT_MS as number },
     jobs: { leaseMs: (raw.JOB_LEASE_SECONDS as number) * 1000 },

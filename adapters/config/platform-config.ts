@@ -31,11 +31,18 @@ export interface PlatformConfig {
     uploadsPerMinute: number;
     uploadsPerIpPerMinute: number;
     attachmentMaxBytes: number;
+    /** Thread-seconds of attachment extraction per anonymousId and per IP in a sliding window. */
+    workBudget: { visitorSeconds: number; ipSeconds: number; windowSeconds: number };
+    /** Presence SSE streams open at once per anonymousId / per IP, in each process. */
+    presenceStreamsPerVisitor: number;
+    presenceStreamsPerIp: number;
   };
   /** Google sign-in, the `google` preset of OpenID Connect sign-in. */
   google?: { clientId: string; clientSecret: string; issuerUrl: string };
   superadminEmails: string[];
   outboundAllow: string[];
+  /** host[:port] of internal identity providers the OpenID Connect flow may reach (SSO_ALLOWED_HOSTS). */
+  ssoAllowedHosts: string[];
   /** Extra CA certificates (PEM file) trusted for outbound HTTPS. */
   outboundCaFile?: string;
   /** Job webhooks: backoff base between attempts and the time bound of one attempt. */

@@ -10,7 +10,7 @@ import type { IdempotencyStore } from '../../core/ports/idempotency-store';
 import type { NonceRegistry } from '../../core/ports/nonce-registry';
 import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
 import { consoleStatic } from './console-static';
-import { corsForPublicLanes } from './cors';
+import { type AgentOriginPolicy, corsForPublicLanes } from './cors';
 import { toHttpError } from './error-mapper';
 import type { HandlerMap } from './handler';
 import { idempotentPosts } from './idempotency';
@@ -43,6 +43,8 @@ export interface ApiAppOptions {
   jsonMaxDepth?: number;
   /** Origins allowed to call the public lane and /v1 from a browser (default any). */
   corsOrigins?: string[];
+  /** Per-agent origins of the public chat lane (widget channels' allowedOrigins); unrestricted when absent. */
+  agentOrigins?: AgentOriginPolicy;
   /** Dependencies `/ready` checks (each resolves when reachable). */
   readiness?: Record<string, () => Promise<unknown>>;
   /** Oldest gateway signature accepted in ms (default 10 s). */
@@ -119,7 +121,7 @@ export function createApiApp(options: ApiAppOptions) {
       metrics.observe,
       probes,
       (req, res, next) => (UNSIGNED_PATHS.has(req.path) ? next() : signed(req, res, next)),
-      corsForPublicLanes(options.corsOrigins ?? ['*']),
+      corsForPublicLanes(options.corsOrigins ?? ['*'], options.agentOrigins),
       exactGets({ '/widget.js': widgetAsset(options.widgetDir) }),
       (req, res, next) => (CONSOLE_PATH.test(req.path) ? operatorConsole(req, res, next) : next()),
       ...(options.idempotency ? [idempotentPosts({ store: options.idempotency, clock: options.clock, log: options.log })] : []),

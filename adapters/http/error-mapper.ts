@@ -41,6 +41,9 @@ const table: Record<ErrorCode, [number, string]> = {
   INVALID_VARIABLE_NAMESPACE: [400, 'INVALID_VARIABLE_NAMESPACE'],
   DUPLICATE_SECTION: [400, 'DUPLICATE_SECTION'],
   INVALID_STATE: [409, 'Conflict'],
+  ACCOUNT_EXISTS: [409, 'account_exists'],
+  ADDRESS_TAKEN: [409, 'address_taken'],
+  ORIGIN_NOT_ALLOWED: [403, 'origin_not_allowed'],
   INTERNAL: [500, 'Internal Server Error'],
 };
 

@@ -81,6 +81,12 @@ const publicAgentSchema: JsonSchema = obj({
     },
   },
   publishedAt: { type: ['string', 'null'] },
+  theme: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description:
+      "The widget channel's config.theme, applied by the widget ({} without one). Keys the widget reads: primaryColor (bubble, header, own messages, send button), textColor (text on the primary colour), backgroundColor (panel), position (right or left)",
+  },
 });
 
 const publicConversationSchema: JsonSchema = obj({
@@ -295,14 +301,15 @@ export const publicChatOperations = [
     operationId: 'publicConversationEvents',
     method: 'get',
     path: '/api/public/agents/:slug/conversations/:conversationId/events',
-    summary: "Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404",
+    summary:
+      "Operator-presence events of one of the visitor's conversations (SSE); another visitor's: 404. At most PUBLIC_PRESENCE_STREAMS_PER_VISITOR (5) streams open per anonymousId and PUBLIC_PRESENCE_STREAMS_PER_IP (50) per client IP: 429 rate limited (Retry-After) until one closes",
     tags,
     auth: 'public',
     params: convParams,
     query: visitorQuery,
     responses: {
       '200': { description: PRESENCE_DESCRIPTION, contentType: 'text/event-stream', schema: { type: 'string' } },
-      ...errors(400, 401, 404),
+      ...errors(400, 401, 404, 429),
     },
   }),
   op({

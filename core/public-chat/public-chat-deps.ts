@@ -3,6 +3,7 @@ import type { StoredAttachmentResolver } from '../attachments/attachment-resolve
 import type { ChatDeps } from '../chat/chat-deps';
 import type { EventBus } from '../ports/event-bus';
 import type { RateLimitStore } from '../ports/rate-limit-store';
+import type { PresenceStreamSlots } from './presence-slots';
 
 /**
  * Rate limits of the public surface (spec 8: uploads and chat are limited per IP and per anonymousId; the
@@ -35,4 +36,6 @@ export interface PublicChatDeps {
   channelOutbound?: (input: { channelId: string; conversationId: string; text: string; messageId?: string }) => Promise<void>;
   /** Comment heartbeat of the presence stream (15-25 s in production). */
   presenceHeartbeatMs: number;
+  /** Open presence streams per anonymousId and per IP (429 over the cap; per process). */
+  presenceStreams: PresenceStreamSlots;
 }

@@ -45,27 +45,38 @@ const withRetryAfter =
 const ok = (body: unknown, status = 200) => ({ status, body });
 
 /**
- * Streams a visitor's presence events until the client disconnects: subscribed before the headers go out (so
+ * Streams a visitor's presence events until the client disconnects: a slot under the open-stream caps taken
+ * first (429 before any header goes out; freed when the stream closes), subscribed before the headers go out (so
  * an operator event sent once the client sees the stream is never missed), a comment heartbeat, and the
  * subscription closed on disconnect.
  */
-async function presenceStream(d: PublicChatDeps, agent: Agent, ctx: HandlerContext<unknown, { anonymousId: string }>): Promise<void> {
-  const sse = new SseWriter(ctx.res);
-  let queue = Promise.resolve();
-  const subscription = await subscribePresence(d, agent, ctx.query.anonymousId, ctx.params.conversationId, (event: PresenceEvent) => {
-    queue = queue.then(() => sse.send(event));
-  });
-  sse.open();
-  await sse.raw(': connected\n\n');
-  const heartbeat = setInterval(() => {
-    queue = queue.then(() => sse.raw(': ping\n\n'));
-  }, d.presenceHeartbeatMs);
-  await new Promise<void>((resolve) => {
-    if (sse.closed) return resolve();
-    ctx.res.once('close', () => resolve());
-  });
-  clearInterval(heartbeat);
-  await subscription.close().catch(() => undefined);
+async function presenceStream(
+  d: PublicChatDeps,
+  agent: Agent,
+  ctx: HandlerContext<unknown, { anonymousId: string }>,
+  clientIp: string,
+): Promise<void> {
+  const release = d.presenceStreams.acquire({ anonymousId: ctx.query.anonymousId, clientIp });
+  try {
+    const sse = new SseWriter(ctx.res);
+    let queue = Promise.resolve();
+    const subscription = await subscribePresence(d, agent, ctx.query.anonymousId, ctx.params.conversationId, (event: PresenceEvent) => {
+      queue = queue.then(() => sse.send(event));
+    });
+    sse.open();
+    await sse.raw(': connected\n\n');
+    const heartbeat = setInterval(() => {
+      queue = queue.then(() => sse.raw(': ping\n\n'));
+    }, d.presenceHeartbeatMs);
+    await new Promise<void>((resolve) => {
+      if (sse.closed) return resolve();
+      ctx.res.once('close', () => resolve());
+    });
+    clearInterval(heartbeat);
+    await subscription.close().catch(() => undefined);
+  } finally {
+    release();
+  }
 }
 
 export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
@@ -101,10 +112,17 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
     uploadPublicAttachment: withRetryAfter(async (ctx) => {
       const agent = await agentOf(ctx);
       // Refusals (403, 429) come before the body is read.
-      const anonymousId = await admitPublicUpload(d, agent, ctx.query.anonymousId, clientIp(ctx));
+      const ip = clientIp(ctx);
+      const anonymousId = await admitPublicUpload(d, agent, ctx.query.anonymousId, ip);
       const file = await readMultipartFile(ctx.req, { maxBytes: d.attachments.settings.maxBytes });
       return ok(
-        await storePublicAttachment(d, agent, anonymousId, { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes }),
+        await storePublicAttachment(
+          d,
+          agent,
+          anonymousId,
+          { filename: file.filename, declaredMimeType: file.mimeType, bytes: file.bytes },
+          ip,
+        ),
       );
     }),
     getPublicAttachment: async (ctx) =>
@@ -117,7 +135,7 @@ export function publicChatRoutes(d: PublicChatDeps): HandlerMap {
           ctx.req.headers['x-attachment-token'],
         ),
       ),
-    publicConversationEvents: async (ctx) => presenceStream(d, await agentOf(ctx), ctx),
+    publicConversationEvents: withRetryAfter(async (ctx) => presenceStream(d, await agentOf(ctx), ctx, clientIp(ctx))),
     publishOperatorEvent: async (ctx) =>
       ok(await publishOperatorEvent(d, requireActor(ctx), ctx.params.id, ctx.params.convId, ctx.body), 202),
   });

@@ -23,6 +23,8 @@ import { channelAddressIndexMigration } from './0070_channel_address_index';
 import { jobLeasesMigration } from './0074_job_leases';
 import { channelDeliveriesMigration } from './0075_channel_deliveries';
 import { idempotencyKeysMigration } from './0076_idempotency_keys';
+import { emailAddressUniqueMigration } from './0077_email_address_unique';
+import { ssoLinkStatesMigration } from './0078_sso_link_states';
 
 /** Relational schema: runs on PGlite and on any Postgres. Append new migrations; never edit applied ones. */
 export const relationalMigrations: MigrationSet = {
@@ -52,5 +54,7 @@ export const relationalMigrations: MigrationSet = {
     jobLeasesMigration,
     channelDeliveriesMigration,
     idempotencyKeysMigration,
+    emailAddressUniqueMigration,
+    ssoLinkStatesMigration,
   ].sort((a, b) => a.name.localeCompare(b.name)),
 };
