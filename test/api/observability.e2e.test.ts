@@ -53,7 +53,7 @@ describe('operator endpoints', () => {
     expect((await p.http.get('/health')).status).toBe(200);
     const ready = await fetch(`${p.apiUrl}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok' } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', serving: 'ok' } });
   });
 });
 
