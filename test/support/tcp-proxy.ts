@@ -17,9 +17,15 @@ export class TcpProxy {
     if (this.server) return;
     const server = net.createServer((client) => {
       const upstream = net.connect(this.target.port, this.target.host);
-      for (const s of [client, upstream]) {
+      const pair = [client, upstream];
+      for (const s of pair) {
         this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s));
+        // One side gone (a reset included, which pipe does not pass on) closes the other, as a direct connection
+        // would: a SIGKILLed client's connection must not live on towards the server.
+        s.on('close', () => {
+          this.sockets.delete(s);
+          for (const other of pair) other.destroy();
+        });
         s.on('error', () => undefined);
       }
       client.pipe(upstream).pipe(client);
