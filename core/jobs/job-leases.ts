@@ -16,6 +16,13 @@ import type { JobLog } from './job-deps';
 export const DEFAULT_JOB_LEASE_MS = 60_000;
 /** A job whose first message was not sent this long after it was accepted is sent by the sweeper. */
 export const UNSENT_GRACE_MS = 5_000;
+/**
+ * A job whose message was handed to a durable queue and that no worker claimed yet is most likely waiting in a
+ * backlog (a soak of 600 fast uploads with a 3 s lease re-sent 6,961 such messages): it is sent again only after
+ * this many leases. A message lost after it was sent is rare on a broker (a failed first send is `unsent`, a
+ * dead-lettered message has been claimed, and both are taken up a lease later).
+ */
+export const WAITING_LEASES = 10;
 
 export interface LeaseDeps {
   store: Store;
@@ -117,6 +124,9 @@ export async function reviveStalledJobs(deps: LeaseDeps, options: SweepOptions =
       leaseExpiredBefore: options.orphaned ? 'infinity' : new Date(now).toISOString(),
       // Unsent messages are due after a short grace; sent ones a lease after they were sent.
       idleBefore: options.orphaned ? at : new Date(now - deps.leaseMs).toISOString(),
+      ...(options.orphaned || deps.queue.durable === false
+        ? {}
+        : { waitingBefore: new Date(now - WAITING_LEASES * deps.leaseMs).toISOString() }),
       at,
       limit: batch,
     });

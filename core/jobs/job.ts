@@ -104,6 +104,11 @@ export interface StalledQuery {
   leaseExpiredBefore: string;
   /** A job without a lease last dispatched (or created) before this instant has lost its message. */
   idleBefore: string;
+  /**
+   * For a job no worker ever claimed whose message was handed to the queue: it is most likely waiting in a backlog,
+   * so it counts as lost only when dispatched before this (earlier) instant. Absent: `idleBefore`.
+   */
+  waitingBefore?: string;
   /** Written as the new dispatch time of the jobs returned, so the next sweep leaves them alone for a while. */
   at: string;
   limit: number;

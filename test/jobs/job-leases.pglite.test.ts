@@ -200,6 +200,19 @@ describe('job leases', () => {
     await h.tracker.complete(id);
   });
 
+  it('on a durable queue, leaves a message that only waits in its backlog alone for ten leases', async () => {
+    const id = await newJob();
+    sent.length = 0;
+    const broker = { ...deps, queue: { ...queue, durable: true } };
+    offsetMs = LEASE_MS + 1_000;
+    await reviveStalledJobs(broker);
+    expect(sentIds()).not.toContain(id);
+    offsetMs = 10 * LEASE_MS + 1_000;
+    await reviveStalledJobs(broker);
+    expect(sentIds()).toContain(id);
+    await h.tracker.complete(id);
+  });
+
   it('gives each stalled job to one of two concurrent sweepers', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await newJob());

@@ -105,12 +105,20 @@ export class KnexJobRepository implements JobRepository {
          select id from jobs
          where status in ('queued', 'running') and queue is not null
            and ((lease_until is not null and lease_until < ?)
-             or (lease_until is null and coalesce(dispatched_at, created_at) < ?))
+             or (lease_until is null and coalesce(dispatched_at, created_at) <
+                   case when attempts = 0 and dispatched_at is not null then ?::timestamptz else ?::timestamptz end))
            and (? = false or dispatched_at is null)
          order by coalesce(lease_until, dispatched_at, created_at)
          limit ? for update skip locked)
        returning id, organization_id, kind, queue, payload, attempts`,
-      [query.at, query.leaseExpiredBefore, query.idleBefore, query.unsentOnly === true, query.limit],
+      [
+        query.at,
+        query.leaseExpiredBefore,
+        query.waitingBefore ?? query.idleBefore,
+        query.idleBefore,
+        query.unsentOnly === true,
+        query.limit,
+      ],
     );
     return (rows as Record<string, unknown>[]).map((r) => ({
       id: r.id as string,
