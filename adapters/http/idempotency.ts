@@ -24,8 +24,9 @@ import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-
  *   off (the client went away) or an answer over `maxAnswerBytes` is kept as used but not replayable:
  *   `409 idempotency_answer_unavailable` (the work it did is not done twice);
  * - multipart bodies are compared without their boundary (a client's retry draws a new one);
- * - a claim is renewed while its request runs; one left by a process that died lapses after `lockMs`, and the
- *   same request may then take it over.
+ * - a claim is renewed while its request runs; one left by a process that died lapses after `lockMs` and is
+ *   then answered `409 idempotency_answer_unavailable`: its work may have committed before the answer could be
+ *   kept, so it is never run a second time (the client uses a new key once it has checked what happened).
  *
  * The key itself is not stored (its SHA-256 is) and the answer is sealed with AES-256-GCM under a key derived
  * from it: kept answers can hold secrets shown once (a new API key, session tokens), unreadable from the

@@ -33,8 +33,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: Knex) {}
 
   async claim(c: IdempotencyClaim): Promise<ClaimOutcome> {
-    // One statement: a fresh key is inserted; a record past its 24 hours, or an unfinished claim whose holder
-    // stopped renewing it (its process died) for the very same request, is taken over; anything else stays.
+    // One statement: a fresh key is inserted, a record past its 24 hours is taken over, anything else stays.
     const taken = await this.db.raw(
       `insert into ${TABLE} (scope, key_hash, method, path, fingerprint, state, lock_token, locked_until,
                              response_status, response_headers, response_body, replayable, created_at, completed_at, expires_at)
@@ -45,12 +44,17 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
          response_headers = null, response_body = null, replayable = true, created_at = excluded.created_at,
          completed_at = null, expires_at = excluded.expires_at
        where ${TABLE}.expires_at <= excluded.created_at
-          or (${TABLE}.state = 'in_progress' and ${TABLE}.locked_until <= excluded.created_at
-              and ${TABLE}.fingerprint = excluded.fingerprint)
        returning scope`,
       [c.scope, c.keyHash, c.method, c.path, c.fingerprint, c.lockToken, c.lockedUntil, c.now, c.expiresAt],
     );
     if ((taken as { rows: unknown[] }).rows.length > 0) return { claimed: true };
+    // An unfinished claim whose holder stopped renewing it (its process died) may have committed its work before
+    // it could keep the answer: it is settled as used without an answer, never run a second time (an api killed
+    // mid-chat had saved and billed the turn; the retry that took the claim over saved and billed it again).
+    await this.db(TABLE)
+      .where({ scope: c.scope, key_hash: c.keyHash, state: 'in_progress', fingerprint: c.fingerprint })
+      .andWhere('locked_until', '<=', c.now)
+      .update({ state: 'completed', lock_token: null, locked_until: null, response_status: 0, replayable: false, completed_at: c.now });
     const row = await this.db(TABLE).where({ scope: c.scope, key_hash: c.keyHash }).first();
     return { claimed: false, existing: row ? toRecord(row as Record<string, unknown>) : null };
   }

@@ -38,7 +38,10 @@ export interface IdempotencyClaim {
   /** Identifies this claim: only its holder completes or releases it. */
   lockToken: string;
   now: string;
-  /** Until when an unfinished claim holds; past it (its process died), a request with the same fingerprint takes it over. */
+  /**
+   * Until when an unfinished claim holds; past it (its process died, perhaps after its work committed) the next
+   * claim of the same request settles it as used without an answer: it is never run a second time.
+   */
   lockedUntil: string;
   expiresAt: string;
 }
@@ -47,9 +50,9 @@ export type ClaimOutcome = { claimed: true } | { claimed: false; existing: Idemp
 
 export interface IdempotencyStore {
   /**
-   * Atomically claims the key for one request: inserts an in-progress record, or takes over one that expired
-   * or whose claim lapsed with the same fingerprint. Otherwise answers the record that holds (null when it
-   * vanished in between: the caller may claim again).
+   * Atomically claims the key for one request: inserts an in-progress record, or takes over one that expired.
+   * Otherwise answers the record that holds (null when it vanished in between: the caller may claim again); a
+   * lapsed claim of the same request is answered as completed without a replayable answer.
    */
   claim(claim: IdempotencyClaim): Promise<ClaimOutcome>;
   /** Keeps the answer of the claim `lockToken` holds; false when that claim no longer holds. */

@@ -78,20 +78,21 @@ export function idempotencyStoreSuite(name: string, makeFixture: () => Promise<I
       expect(!found.claimed && found.existing?.answer).toEqual({ status: 200, headers: {}, body: null, replayable: false });
     });
 
-    it('lets the same request take over a claim whose holder stopped renewing it, never another request; renewal keeps it', async () => {
+    it('settles a claim whose holder stopped renewing it as used without an answer, never runs it again; renewal keeps it', async () => {
       const scope = randomUUID();
       const first = claim({ scope, keyHash: 'k3' });
       expect((await store.claim(first)).claimed).toBe(true);
       expect((await store.claim(claim({ scope, keyHash: 'k3' }, 30_000))).claimed).toBe(false); // still held
       expect(await store.renew(scope, 'k3', first.lockToken, at(120_000))).toBe(true);
       expect((await store.claim(claim({ scope, keyHash: 'k3' }, 90_000))).claimed).toBe(false); // renewed
-      expect((await store.claim(claim({ scope, keyHash: 'k3', fingerprint: 'other' }, 130_000))).claimed).toBe(false);
-      const takeover = claim({ scope, keyHash: 'k3' }, 130_000);
-      expect((await store.claim(takeover)).claimed).toBe(true);
+      const other = await store.claim(claim({ scope, keyHash: 'k3', fingerprint: 'other' }, 130_000));
+      expect(!other.claimed && other.existing?.state).toBe('in_progress'); // another request settles nothing
+      const retry = await store.claim(claim({ scope, keyHash: 'k3' }, 130_000));
+      expect(retry.claimed).toBe(false);
+      expect(!retry.claimed && retry.existing).toMatchObject({ state: 'completed', answer: { replayable: false } });
       // The first holder lost it: its answer is not kept, its renewal says so.
       expect(await store.renew(scope, 'k3', first.lockToken, at(200_000))).toBe(false);
       expect(await store.complete(scope, 'k3', first.lockToken, answer, at(131_000))).toBe(false);
-      expect(await store.complete(scope, 'k3', takeover.lockToken, answer, at(131_000))).toBe(true);
     });
 
     it('gives an expired key a new life (any request), and purges expired keys in batches', async () => {

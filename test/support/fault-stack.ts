@@ -53,6 +53,10 @@ export interface FaultStack {
   workerAlive(i: number): boolean;
   /** When worker i's current process became ready (ms since the epoch); null while it is booting or dead. */
   workerReadySince(i: number): number | null;
+  /** SIGKILLs the api process; resolves once it is gone. */
+  killApi(): Promise<void>;
+  /** Starts a fresh api process (the previous one must be gone); resolves once it is ready. */
+  startApi(): Promise<void>;
   /** Drops every connection to RabbitMQ (all roles) and refuses new ones until `restoreBroker()`. */
   cutBroker(): Promise<void>;
   restoreBroker(): Promise<void>;
@@ -167,6 +171,20 @@ export async function startFaultStack(options: FaultStackOptions = {}): Promise<
       await gone;
     },
     startWorker,
+    killApi: async () => {
+      const child = children.api;
+      if (!child || !alive(child)) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await gone;
+    },
+    startApi: async () => {
+      if (alive(children.api)) throw new Error('the api is still running');
+      const child = runRole('api', base.env, logTo('api'));
+      closeLogs();
+      children.api = child;
+      await waitReady(`${base.apiUrl}/ready`, child);
+    },
     workerAlive: (i) => alive(children[`worker${i}`]),
     workerReadySince: (i) => (alive(children[`worker${i}`]) ? (readySince[i] ?? null) : null),
     cutBroker: () => broker.shut(),
