@@ -96,7 +96,7 @@ export function createAdaptersContainer(config: PlatformConfig, context: Adapter
   c.bind(PASSWORD_HASHER).toConstantValue(new Argon2idPasswordHasher());
   c.bind(GOOGLE_RELYING_PARTY).toConstantValue(config.google ? googleRelyingParty(config.google) : null);
   // Every request of the identity flow goes through an SSRF-guarded fetcher of its own, the only one that
-  // SSO_ALLOWED_HOSTS opens (DECISIONS "Single sign-on").
+  // SSO_ALLOWED_HOSTS opens (docs/contracts.md "Single sign-on").
   c.bind(OIDC_CLIENT).toConstantValue(new OpenIdClientOidc({ fetcher: identityProviderFetcher(config) }));
   const externalJwt = config.gateway.externalJwt;
   c.bind(EXTERNAL_TOKEN_VERIFIER)

@@ -1,5 +1,5 @@
 /**
- * Wiring of the job contract (DECISIONS "Jobs"): the job kinds (areas with their own event shape register them
+ * Wiring of the job contract (docs/contracts.md "Jobs"): the job kinds (areas with their own event shape register them
  * in `jobKinds`), the JobTracker every long-running job reports through, the `webhooks.deliver` worker and the
  * relay of the worker role that re-queues deliveries whose message was lost.
  * One JobDeps per infrastructure, so the api and the worker of a process share it.

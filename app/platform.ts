@@ -25,7 +25,7 @@ export interface RunningPlatform {
   /** The process ids of the HTTP replicas serving now (HTTP_PROCESSES above 1 on a database server). */
   replicaPids(): number[];
   /**
-   * Stops (DECISIONS "Delivery guarantees"): readiness fails and answers carry `Connection: close` at once, in-flight
+   * Stops (docs/contracts.md "Delivery guarantees"): readiness fails and answers carry `Connection: close` at once, in-flight
    * requests and streams run until `deadline` (ms since the epoch; default 2 s from now), then the rest is cut.
    */
   close(deadline?: number): Promise<void>;

@@ -88,7 +88,7 @@ export async function startApi(
   const app = createApi(container, handoff, () => drain?.draining ?? false);
   const server = await new Promise<Server>((resolve, reject) => {
     const s = http.createServer(app.messageClasses, app);
-    // Graceful shutdown (DECISIONS "Delivery guarantees"): in-flight requests finish, answers say Connection: close.
+    // Graceful shutdown (docs/contracts.md "Delivery guarantees"): in-flight requests finish, answers say Connection: close.
     drain = drainable(s);
     s.listen(port, host, () => resolve(s));
     s.once('error', reject);

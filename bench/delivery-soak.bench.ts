@@ -1,5 +1,5 @@
 /**
- * Delivery soak (DECISIONS "Delivery guarantees"): 2,100 ingestion jobs across 3 organizations on the fault stack
+ * Delivery soak (docs/contracts.md "Delivery guarantees"): 2,100 ingestion jobs across 3 organizations on the fault stack
  * (test/support/fault-stack.ts: gateway, api and 2 worker processes on a scratch Postgres database, Redis, and
  * RabbitMQ behind a TCP proxy; JOB_LEASE_SECONDS=3), twice in this run, each on a fresh stack:
  *   - baseline: no faults;

@@ -88,7 +88,7 @@ async function main() {
     }
   }
   let stopping = false;
-  // DECISIONS "Delivery guarantees": readiness fails at once, in-flight requests and streams finish within
+  // docs/contracts.md "Delivery guarantees": readiness fails at once, in-flight requests and streams finish within
   // SHUTDOWN_GRACE_MS, then the process exits. A step that hangs past the grace (a store that does not close)
   // does not keep it alive for good.
   const stop = async (signal: string) => {

@@ -13,7 +13,7 @@ const OWN_IDEMPOTENCY_RULES: Record<string, string> = {
 const GENERAL_IDEMPOTENCY_RULES =
   'Optional UUID. The same key with the same request within 24 hours replays the first answer (status and body) with the header `Idempotent-Replayed: true`; with another body: 409 idempotency_key_reused; while the first is still running: 409 idempotency_key_in_use (Retry-After). Keys are per organization (per anonymousId on the public lane); 5xx and 429 answers are not kept.';
 
-/** DECISIONS "Delivery guarantees": every POST of /api and /v1 takes an optional Idempotency-Key (adapters/http/idempotency.ts). */
+/** docs/contracts.md "Delivery guarantees": every POST of /api and /v1 takes an optional Idempotency-Key (adapters/http/idempotency.ts). */
 const idempotencyKey = (o: Operation) =>
   o.method === 'post' && /^\/(?:api|v1)\//.test(o.path)
     ? [

@@ -36,7 +36,7 @@ export interface GatewayOptions {
   externalAccessClaims?: ((token: string) => Promise<AccessTokenClaims | null>) | null;
   /**
    * Whether a rejection of `verifyApiKey` or `externalAccessClaims` means the database cannot be reached: the
-   * gateway then answers 503 `DATABASE_UNAVAILABLE` with Retry-After, as the api does (DECISIONS "Delivery
+   * gateway then answers 503 `DATABASE_UNAVAILABLE` with Retry-After, as the api does (docs/contracts.md "Delivery
    * guarantees"). Absent: every such rejection is the plain 503 of a credential that cannot be checked.
    */
   isDatabaseUnavailable?: (err: unknown) => boolean;

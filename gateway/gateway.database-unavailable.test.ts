@@ -1,7 +1,7 @@
 /**
  * The gateway reads the database for API keys (`verifyApiKey`) and for the user an external issuer's token maps
  * to (`externalAccessClaims`). When that read fails because the database cannot be reached, the answer is the
- * api's: 503 `DATABASE_UNAVAILABLE` with Retry-After (DECISIONS "Delivery guarantees"), not a bare 503 or 500.
+ * api's: 503 `DATABASE_UNAVAILABLE` with Retry-After (docs/contracts.md "Delivery guarantees"), not a bare 503 or 500.
  * The failures are the real error node-postgres gives for a connect to a closed port.
  */
 import net from 'node:net';

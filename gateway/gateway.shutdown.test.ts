@@ -1,5 +1,5 @@
 /**
- * The gateway's graceful shutdown (DECISIONS "Delivery guarantees": SIGTERM: readiness fails at once, keep-alive
+ * The gateway's graceful shutdown (docs/contracts.md "Delivery guarantees": SIGTERM: readiness fails at once, keep-alive
  * answers carry `Connection: close`, in-flight requests and streams finish within SHUTDOWN_GRACE_MS), as the
  * `gateway` role runs it: the backend is another server reached over loopback. Real sockets on 127.0.0.1.
  */

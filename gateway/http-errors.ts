@@ -15,7 +15,7 @@ export type SendError = (
 ) => void;
 
 /**
- * Every gateway error is JSON `{error, message, code}` (DECISIONS "Error body": nothing else in the body) with the
+ * Every gateway error is JSON `{error, message, code}` (docs/contracts.md "Error body": nothing else in the body) with the
  * security headers; the request id travels in the answer's X-Request-Id header.
  */
 export const sendError: SendError = (res, status, error, message, headers = {}, code) =>

@@ -2,7 +2,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } fro
 import type { Socket } from 'node:net';
 
 /**
- * Graceful shutdown of one HTTP server (DECISIONS "Delivery guarantees": SIGTERM: readiness fails at once,
+ * Graceful shutdown of one HTTP server (docs/contracts.md "Delivery guarantees": SIGTERM: readiness fails at once,
  * keep-alive answers carry `Connection: close`, in-flight requests and streams finish within SHUTDOWN_GRACE_MS).
  */
 export interface ServerDrain {

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": the gateway never sends a request with a body a second time once the backend may
+ * docs/contracts.md "Delivery guarantees": the gateway never sends a request with a body a second time once the backend may
  * have received it. Real sockets on 127.0.0.1: a backend that reads a POST body whole, counts it and then drops the
  * connection without answering (an api replica killed after its commit) is reached over a kept-alive socket; the
  * client gets 502 and the backend saw the body once. A request that cannot have reached the backend (its socket

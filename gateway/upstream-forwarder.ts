@@ -79,7 +79,7 @@ const RESENDABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
  * received it: its socket never connected (refused, unreachable), or it has no body, a method that may be
  * repeated (GET, HEAD, OPTIONS, DELETE) and hit a keep-alive socket the backend just closed. A request with a
  * body that fails once its socket is connected is answered 502 (`onUnreachable`): the backend may have read and
- * committed it (DECISIONS "Delivery guarantees").
+ * committed it (docs/contracts.md "Delivery guarantees").
  */
 export function createUpstreamForwarder(upstream: Upstream): UpstreamForwarder {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 256, scheduling: 'lifo' });

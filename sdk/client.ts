@@ -124,7 +124,7 @@ export class PlatformClient {
     return unwrap(this.api.POST('/api/knowledge/kb/{id}/documents/{docId}/retry', { params: { path: { id: kbId, docId } }, body: {} }));
   }
 
-  // Jobs (DECISIONS "Jobs")
+  // Jobs (docs/contracts.md "Jobs")
   getJob(jobId: string): Promise<JobEvent> {
     return unwrap(this.api.GET('/api/jobs/{jobId}', { params: { path: { jobId } } }));
   }
@@ -158,7 +158,7 @@ export class PlatformClient {
     return last ?? this.getJob(jobId);
   }
 
-  // Agents (spec 4.2, DECISIONS "Publishing without review", "Public distribution")
+  // Agents (spec 4.2, docs/contracts.md "Publishing without review", "Public distribution")
   listAgents(page: Page = {}): Promise<{ bots: Agent[]; pagination: { total: number } }> {
     return unwrap(this.api.GET('/api/bots', { params: { query: page } }));
   }
@@ -207,7 +207,7 @@ export class PlatformClient {
     return unwrap(this.api.PUT('/api/bots/{id}/prompt-live', { params: path(agentId), body: { versionId } }));
   }
 
-  // Operator inbox (DECISIONS "Operator inbox") and presence events
+  // Operator inbox (docs/contracts.md "Operator inbox") and presence events
   listAgentConversations(
     agentId: string,
     query: Page & { platform?: string } = {},
@@ -254,7 +254,7 @@ export class PlatformClient {
     return unwrap(this.api.GET('/api/analytics/daily', { params: { query: range } }));
   }
 
-  // Organization: members, invitations, seats (DECISIONS "Invitations and seats")
+  // Organization: members, invitations, seats (docs/contracts.md "Invitations and seats")
   listMembers(orgId: string): Promise<{ members: Member[] }> {
     return unwrap(this.api.GET('/api/organizations/{orgId}/members', { params: { path: { orgId } } }));
   }
@@ -274,7 +274,7 @@ export class PlatformClient {
     return unwrap(this.api.GET('/api/organizations/{orgId}/seats', { params: { path: { orgId } } }));
   }
 
-  // API keys (DECISIONS "API keys")
+  // API keys (docs/contracts.md "API keys")
   listApiKeys(): Promise<{ apiKeys: ApiKey[] }> {
     return unwrap(this.api.GET('/api/api-keys'));
   }

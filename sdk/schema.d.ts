@@ -1912,8 +1912,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Operator inbox (DECISIONS "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)
-         * @description Operator inbox (DECISIONS "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)
+         * Operator inbox (docs/contracts.md "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)
+         * @description Operator inbox (docs/contracts.md "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)
          */
         get: operations["listAgentConversations"];
         put?: never;
@@ -2332,8 +2332,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Members of a group, in the order they were added (any member of the organization; beyond DECISIONS)
-         * @description Members of a group, in the order they were added (any member of the organization; beyond DECISIONS)
+         * Members of a group, in the order they were added (any member of the organization; beyond docs/contracts.md)
+         * @description Members of a group, in the order they were added (any member of the organization; beyond docs/contracts.md)
          */
         get: operations["listGroupMembers"];
         put?: never;
@@ -2416,8 +2416,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Webhook deliveries of the job's events with their attempts (beyond DECISIONS; members of the job's organization)
-         * @description Webhook deliveries of the job's events with their attempts (beyond DECISIONS; members of the job's organization)
+         * Webhook deliveries of the job's events with their attempts (beyond docs/contracts.md; members of the job's organization)
+         * @description Webhook deliveries of the job's events with their attempts (beyond docs/contracts.md; members of the job's organization)
          */
         get: operations["listJobWebhookDeliveries"];
         put?: never;

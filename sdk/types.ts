@@ -1,6 +1,6 @@
 /**
  * Request and response shapes of the public API operations the console uses (spec sections 2 and 4,
- * DECISIONS.md). Only the fields a client relies on; the OpenAPI document at /api/openapi.json has them all.
+ * docs/contracts.md). Only the fields a client relies on; the OpenAPI document at /api/openapi.json has them all.
  */
 
 /** Every error answer of the platform: `{error, message}` plus optional `code` and `details`. */
@@ -61,7 +61,7 @@ export interface KbDocument {
   createdAt: string;
 }
 
-/** DECISIONS "Jobs": one event shape for the poll snapshot and the SSE stream. */
+/** docs/contracts.md "Jobs": one event shape for the poll snapshot and the SSE stream. */
 export interface JobEvent {
   jobId: string;
   kind: string;
@@ -147,7 +147,7 @@ export interface PromptLive {
   publishedByName?: string | null;
 }
 
-/** An operator inbox item (DECISIONS "Operator inbox"). */
+/** An operator inbox item (docs/contracts.md "Operator inbox"). */
 export interface InboxConversation {
   id: string;
   botId: string;

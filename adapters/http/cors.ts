@@ -4,7 +4,7 @@ import { DomainError } from '../../core/shared/errors';
 
 /** Lanes a page on another site may call: anonymous public chat, the marketplace and the API-key API. */
 const CROSS_ORIGIN_PATHS = /^\/(?:api\/public|v1|marketplace)(?:\/|$)/;
-/** An agent's public chat lane: its widget channels may restrict the origins (DECISIONS "Widget and hosted chat"). */
+/** An agent's public chat lane: its widget channels may restrict the origins (docs/contracts.md "Widget and hosted chat"). */
 const AGENT_LANE = /^\/api\/public\/agents\/([^/]+)(?:\/|$)/;
 const ALLOWED_HEADERS = 'Authorization, Content-Type, Idempotency-Key, Last-Event-ID, X-Request-Id';
 const EXPOSED_HEADERS = 'X-Request-Id, Retry-After, RateLimit-Limit, RateLimit-Remaining, Idempotent-Replayed';

@@ -79,7 +79,7 @@ export function toHttpError(e: unknown): { status: number; body: ErrorBody; retr
       retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
     };
   }
-  // The database cannot be reached (refused, reset, terminated, shut down): DECISIONS "Delivery guarantees".
+  // The database cannot be reached (refused, reset, terminated, shut down): docs/contracts.md "Delivery guarantees".
   if (isDatabaseUnavailable(e)) {
     return {
       status: 503,

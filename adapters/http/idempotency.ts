@@ -8,7 +8,7 @@ import type { IdempotencyStore, StoredAnswer } from '../../core/ports/idempotenc
 import { isOpenAiCompatiblePath, toOpenAiError } from '../../core/shared/openai-error';
 
 /**
- * `Idempotency-Key` on every POST of `/api` and `/v1` (DECISIONS "Delivery guarantees"), with Stripe's rules:
+ * `Idempotency-Key` on every POST of `/api` and `/v1` (docs/contracts.md "Delivery guarantees"), with Stripe's rules:
  *
  * - the key is a UUID (anything else: 400 Validation Error); it belongs to a scope: the organization of the
  *   caller (the API key's on /v1), `anon:<anonymousId>` on the public lane, `user:<id>` for a signed-in user

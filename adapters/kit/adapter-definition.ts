@@ -1,5 +1,5 @@
 /**
- * What an adapter declares about itself (ARCHITECTURE habits 1 and 3, after Medusa's module providers): its
+ * What an adapter declares about itself (docs/CONVENTIONS.md, after Medusa's module providers): its
  * id, the configuration keys it reads with their JSON schemas (merged into the one configuration schema, so
  * every problem is listed at boot), which keys it needs once selected, when it is picked without being named,
  * and a factory that imports its SDK only when it runs. A declaration imports no SDK itself.

@@ -1,7 +1,7 @@
 /**
  * The slice of neo4j-driver the graph store uses: sessions on one database, managed read and write
  * transactions, and `run(cypher, parameters)`. A real `Driver` satisfies it; contract tests pass a recording
- * fake of the same shape (ARCHITECTURE habit 6: an injected client instead of monkey-patching).
+ * fake of the same shape (docs/CONVENTIONS.md: an injected client instead of monkey-patching).
  */
 import type { Record as Neo4jRecord } from 'neo4j-driver';
 

@@ -1,5 +1,5 @@
 /**
- * Whether a failure means the database could not be reached at all (DECISIONS "Delivery guarantees": the
+ * Whether a failure means the database could not be reached at all (docs/contracts.md "Delivery guarantees": the
  * database unreachable → 503 DATABASE_UNAVAILABLE with Retry-After, never 500), as opposed to a statement the
  * database refused (a constraint, a syntax error, a serialization failure) or a pool that is merely full.
  */

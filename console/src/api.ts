@@ -46,7 +46,7 @@ export interface InboxMessage {
 export const conversationMessages = (agentId: string, conversationId: string) =>
   get<{ messages: InboxMessage[]; takeover: Takeover | null }>(`/api/bots/${enc(agentId)}/conversations/${enc(conversationId)}/messages`);
 
-// Agent channels (DECISIONS "Channels")
+// Agent channels (docs/contracts.md "Channels")
 export interface Channel {
   id: string;
   botId: string;

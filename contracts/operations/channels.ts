@@ -1,7 +1,7 @@
 import type { PluginDescriptor } from '../../core/plugin-contract/plugin-manifest';
 import { errors, op, pageQuery, uuid } from '../operation';
 
-/** Agent channels and their public inbound webhook (DECISIONS "Channels"); the types come from the plugin catalogue. */
+/** Agent channels and their public inbound webhook (docs/contracts.md "Channels"); the types come from the plugin catalogue. */
 const tags = ['channels'];
 const agentParams = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const;
 const channelParams = {

@@ -121,7 +121,7 @@ export const chatOperations = [
     method: 'get',
     path: '/api/bots/:id/conversations',
     summary:
-      'Operator inbox (DECISIONS "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)',
+      'Operator inbox (docs/contracts.md "Operator inbox"): every conversation of the agent whatever its platform (public visitors, channels, API), most recently updated first; needs edit on the agent (403 otherwise)',
     tags,
     auth: 'user',
     params: obj({ id }),

@@ -1,6 +1,6 @@
 import { errors, op } from '../operation';
 
-/** User groups of an organization (DECISIONS "Groups"). */
+/** User groups of an organization (docs/contracts.md "Groups"). */
 const tags = ['organizations'];
 const uuid = { type: 'string', format: 'uuid' };
 const params = (...names: string[]) => ({
@@ -71,7 +71,7 @@ export const groupOperations = [
     operationId: 'listGroupMembers',
     method: 'get',
     path: '/api/organizations/:orgId/groups/:groupId/members',
-    summary: 'Members of a group, in the order they were added (any member of the organization; beyond DECISIONS)',
+    summary: 'Members of a group, in the order they were added (any member of the organization; beyond docs/contracts.md)',
     tags,
     auth: 'user',
     params: params('orgId', 'groupId'),

@@ -1,6 +1,6 @@
 import { errors, op } from '../operation';
 
-/** The job contract (DECISIONS "Jobs"): current state, event stream, webhook deliveries. */
+/** The job contract (docs/contracts.md "Jobs"): current state, event stream, webhook deliveries. */
 const tags = ['jobs'];
 const jobParams = {
   type: 'object',
@@ -75,7 +75,7 @@ export const jobOperations = [
     operationId: 'listJobWebhookDeliveries',
     method: 'get',
     path: '/api/jobs/:jobId/webhook-deliveries',
-    summary: "Webhook deliveries of the job's events with their attempts (beyond DECISIONS; members of the job's organization)",
+    summary: "Webhook deliveries of the job's events with their attempts (beyond docs/contracts.md; members of the job's organization)",
     tags,
     auth: 'user',
     params: jobParams,

@@ -1,5 +1,5 @@
 /**
- * Anonymous public chat (spec 4.5, 5.4, 6; DECISIONS errata and "Public distribution"), plus the operator's
+ * Anonymous public chat (spec 4.5, 5.4, 6; docs/contracts.md errata and "Public distribution"), plus the operator's
  * side of the presence stream. Every /api/public operation runs on the public lane: no credentials needed; a
  * bearer token, when sent, is verified by the gateway and unlocks restricted agents for members of the agent's
  * organization.

@@ -123,7 +123,7 @@ export const takeoverSchema = {
     'Set while an operator has taken the conversation over (the agent does not answer; visitor messages wait for the operator); null otherwise',
 } as const;
 
-/** An operator inbox item (DECISIONS "Operator inbox"). */
+/** An operator inbox item (docs/contracts.md "Operator inbox"). */
 export const inboxConversationSchema: JsonSchema = obj({
   id: { type: 'string', format: 'uuid' },
   botId: { type: 'string', format: 'uuid' },

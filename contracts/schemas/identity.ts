@@ -124,7 +124,7 @@ export const createApiKeyBody = {
     name: { type: 'string', minLength: 1, maxLength: 255 },
     scopes: {
       type: 'array',
-      // An empty list stays allowed (a key that /v1 refuses with insufficient_scope), as DECISIONS defines it.
+      // An empty list stays allowed (a key that /v1 refuses with insufficient_scope), as docs/contracts.md defines it.
       items: { type: 'string', enum: [...API_KEY_SCOPES] },
       maxItems: 10,
       description: 'What the key may do on /v1: agents:write (from-url builds and their events), contacts:read (contacts export)',

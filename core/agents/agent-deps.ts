@@ -4,7 +4,7 @@ import type { Clock } from '../ports/clock';
 import type { IdGenerator } from '../ports/id-generator';
 import type { Store } from '../ports/store';
 
-/** One source of a setup request (DECISIONS "Agent setup with sources"). */
+/** One source of a setup request (docs/contracts.md "Agent setup with sources"). */
 export interface SetupSource {
   url: string;
   sourceType: string;

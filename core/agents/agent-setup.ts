@@ -15,7 +15,7 @@ export interface SetupInput {
 }
 
 /**
- * POST /api/bots/setup (DECISIONS "Agent setup with sources"): 1-3 sources (more: too_many_sources). In one
+ * POST /api/bots/setup (docs/contracts.md "Agent setup with sources"): 1-3 sources (more: too_many_sources). In one
  * transaction: a knowledge base named after the agent, then a draft agent linked to it. After commit,
  * ingestion of the sources starts through `deps.setup.ingestion` (the sources area's hook).
  */

@@ -16,7 +16,7 @@ export interface DistributionInput {
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /**
- * POST /api/bots/:id/distribution/publish (permission `edit`; DECISIONS "Public distribution"). The agent
+ * POST /api/bots/:id/distribution/publish (permission `edit`; docs/contracts.md "Public distribution"). The agent
  * must be published (409 otherwise). The slug is unique platform-wide and never reused (409 when taken);
  * without one the agent keeps its slug or gets one made from its name. Omitted settings keep their value.
  */

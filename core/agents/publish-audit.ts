@@ -5,7 +5,7 @@ import type { Agent, AgentStatus } from './agent';
 import type { AgentDeps } from './agent-deps';
 
 /**
- * Owners and admins may take an agent live without the review step (DECISIONS "Publishing without review");
+ * Owners and admins may take an agent live without the review step (docs/contracts.md "Publishing without review");
  * each such move is audited as `agent.publish_without_review` with the state it skipped from.
  */
 export async function auditPublishWithoutReview(

@@ -29,7 +29,7 @@ describe('agent publishing state machine', () => {
     expect(applyMove('rejected', 'submit_review', member)).toEqual({ status: 'pending_review', isDraft: true });
   });
 
-  it('lets a rejected agent leave only through submit_review (DECISIONS "Publishing without review")', () => {
+  it('lets a rejected agent leave only through submit_review (docs/contracts.md "Publishing without review")', () => {
     for (const ctx of [member, admin]) {
       expect(code(() => applyMove('rejected', 'mark_live', ctx))).toBe('INVALID_STATE');
       expect(code(() => applyMove('rejected', 'publish', ctx))).toBe('INVALID_STATE');

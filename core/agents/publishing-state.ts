@@ -2,7 +2,7 @@ import { DomainError } from '../shared/errors';
 import type { AgentStatus } from './agent';
 
 /**
- * The agent publishing workflow (spec 3.2, DECISIONS "Publishing without review") as one pure function.
+ * The agent publishing workflow (spec 3.2, docs/contracts.md "Publishing without review") as one pure function.
  *
  *   draft ──submit_review──▶ pending_review ──approve──▶ approved ──publish──▶ published
  *     ▲                         │  (owner/admin,              (KB ready)

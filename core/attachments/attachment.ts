@@ -1,5 +1,5 @@
 /**
- * Attachments a visitor uploads on the public surface (spec 2.9, 4.5; DECISIONS errata: "the service" means
+ * Attachments a visitor uploads on the public surface (spec 2.9, 4.5; docs/contracts.md errata: "the service" means
  * "attachment"). An attachment belongs to one agent and one anonymous visitor; its per-upload access token is
  * returned once to the uploader and only its SHA-256 hash is stored. Text is extracted after upload and read by
  * the chat pipeline through the AttachmentResolver port.
@@ -8,7 +8,7 @@
 /** Allowed attachment kinds (spec 4.5): images, PDF, text, audio, video. */
 export type AttachmentFileType = 'image' | 'pdf' | 'text' | 'audio' | 'video';
 
-/** Attachment processingStatus (DECISIONS errata for spec 3.7). */
+/** Attachment processingStatus (docs/contracts.md errata for spec 3.7). */
 export type AttachmentStatus = 'pending' | 'processing' | 'completed' | 'failed';
 
 export interface Attachment {

@@ -91,7 +91,7 @@ export async function walletOf(deps: BillingDeps, organizationId: string, recent
   const wallet = await repos.wallets.find(organizationId);
   if (!wallet) throw new DomainError('NOT_FOUND', 'Wallet not found');
   const events = await repos.billingEvents.listRecent(organizationId, recent);
-  // The balance also stands at the top level: DECISIONS names the response only as "balance and recent events".
+  // The balance also stands at the top level: docs/contracts.md names the response only as "balance and recent events".
   return {
     balance: wallet.balanceUsd,
     currency: 'USD',

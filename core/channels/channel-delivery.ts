@@ -1,4 +1,4 @@
-/** DECISIONS "Delivery guarantees": a reply is `sent` only once the provider accepted it. */
+/** docs/contracts.md "Delivery guarantees": a reply is `sent` only once the provider accepted it. */
 export type ChannelDeliveryStatus = 'pending' | 'sent' | 'failed';
 
 /**

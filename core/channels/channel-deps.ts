@@ -33,7 +33,7 @@ export interface OutboundJob {
   messageId?: string;
 }
 
-/** Retries of channel deliveries (DECISIONS "Delivery guarantees"). */
+/** Retries of channel deliveries (docs/contracts.md "Delivery guarantees"). */
 export interface ChannelDeliverySettings {
   /** Sends in all before a delivery is `failed`: 5. */
   maxAttempts: number;
@@ -66,7 +66,7 @@ export interface ChannelDeps {
   /**
    * EMAIL_INBOUND_DOMAIN: the platform's own inbound domain (lowercase). A new email channel without an address
    * gets one there; a chosen address outside it is verified by a mailed code first. Unset: every chosen address is
-   * verified (DECISIONS "Email channel addresses").
+   * verified (docs/contracts.md "Email channel addresses").
    */
   emailInboundDomain?: string;
   log: (level: 'debug' | 'info' | 'warn' | 'error', message: string, extra?: unknown) => void;

@@ -1,4 +1,4 @@
-/** Agent channels (DECISIONS "Channels"): where an agent meets people (web, widget, email, WhatsApp Business). */
+/** Agent channels (docs/contracts.md "Channels"): where an agent meets people (web, widget, email, WhatsApp Business). */
 export interface Channel {
   id: string;
   organizationId: string;
@@ -27,7 +27,7 @@ export interface ChannelView {
 
 export type ChannelPatch = Partial<Pick<Channel, 'label' | 'isActive' | 'config' | 'secrets' | 'updatedAt'>>;
 
-/** The pending proof of a chosen email address (DECISIONS "Email channel addresses"): the code mailed to it. */
+/** The pending proof of a chosen email address (docs/contracts.md "Email channel addresses"): the code mailed to it. */
 export interface AddressVerification {
   channelId: string;
   address: string;

@@ -1,4 +1,4 @@
-/** Channel CRUD under an agent (DECISIONS "Channels"): needs edit on the agent; secrets are write-only. */
+/** Channel CRUD under an agent (docs/contracts.md "Channels"): needs edit on the agent; secrets are write-only. */
 import { loadAgent } from '../agents/agent-access';
 import type { Actor } from '../identity/actor';
 import { DomainError } from '../shared/errors';
@@ -62,7 +62,7 @@ export async function createChannel(deps: ChannelDeps, actor: Actor, agentId: st
   const config = deps.registry.validateOptions(type, withInboundAddress(deps, type, input.config ?? {}));
   const secrets = checkSecrets(deps, type, input.secrets ?? {});
   const at = deps.clock.now().toISOString();
-  // Email (DECISIONS "Email channel addresses"): an address already served is refused; one outside the inbound
+  // Email (docs/contracts.md "Email channel addresses"): an address already served is refused; one outside the inbound
   // domain waits for its mailed code, inactive.
   const verify = type === 'email' && needsVerification(deps, addressOf(config));
   if (type === 'email') await ensureAddressFree(deps, addressOf(config));

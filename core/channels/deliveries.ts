@@ -1,5 +1,5 @@
 /**
- * Channel replies are an outbox (DECISIONS "Delivery guarantees"), shaped like the webhook sender
+ * Channel replies are an outbox (docs/contracts.md "Delivery guarantees"), shaped like the webhook sender
  * (core/webhooks/webhooks.ts). An agent's answer to an inbound message becomes a delivery row, written in the
  * transaction that stores the answer and keyed on the inbound provider message id (a redelivered inbound message
  * finds it: no second answer, no second delivery); an operator's message becomes one right after it is stored.

@@ -1,5 +1,5 @@
 /**
- * Who may receive an email address (DECISIONS "Email channel addresses"). An inbound address belongs to at most
+ * Who may receive an email address (docs/contracts.md "Email channel addresses"). An inbound address belongs to at most
  * one active email channel platform-wide (a second claim: ADDRESS_TAKEN, also enforced by a unique index). With
  * EMAIL_INBOUND_DOMAIN, a channel created without an address gets a generated one there, active at once; a chosen
  * address inside that domain is active at once too (the platform owns the domain). Any other chosen address —

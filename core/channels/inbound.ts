@@ -1,5 +1,5 @@
 /**
- * Inbound channel traffic (DECISIONS "Channels"). On the request path only the plugin's verification runs
+ * Inbound channel traffic (docs/contracts.md "Channels"). On the request path only the plugin's verification runs
  * (challenge or signature over the raw bytes); an accepted payload is queued and answered 200 at once. The
  * worker parses it, resolves the sender's contact, continues the conversation (email: by In-Reply-To/References;
  * others: the contact's latest on this channel) and runs the chat pipeline; the answer's reply is a delivery row

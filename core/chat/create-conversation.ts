@@ -16,7 +16,7 @@ export interface NewConversationInput {
 }
 
 /**
- * Starts a conversation and produces its welcome message (DECISIONS "Welcome messages"): no welcome section
+ * Starts a conversation and produces its welcome message (docs/contracts.md "Welcome messages"): no welcome section
  * or empty content gives none; `fixed` renders the content with the conversation's variables; `generated`
  * sends the rendered prompt to the agent's model and bills it (`welcome_message`, credits checked first).
  * The welcome is stored as the conversation's first assistant message.

@@ -7,7 +7,7 @@ import type { ChatDeps } from './chat-deps';
 import { toMessageView } from './conversations';
 
 /**
- * The operator inbox (DECISIONS "Operator inbox"): every conversation of an agent, whatever its platform
+ * The operator inbox (docs/contracts.md "Operator inbox"): every conversation of an agent, whatever its platform
  * (public visitors, channels, API), for members with `edit` on the agent. Unlike GET /api/conversations it is
  * not limited to the caller's own conversations: an operator answers visitors.
  */

@@ -1,5 +1,5 @@
 /**
- * The welcome message of a new conversation (DECISIONS "Welcome messages", spec 4.4: sent at the start of every
+ * The welcome message of a new conversation (docs/contracts.md "Welcome messages", spec 4.4: sent at the start of every
  * new conversation on every channel), shared by explicit creation (`POST .../conversations`) and by a chat that
  * starts its conversation implicitly. Producing it (a model call for `generated`) happens before anything is
  * written; storing it (first message of the conversation, billed as `welcome_message` when generated) happens

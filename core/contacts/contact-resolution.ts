@@ -1,5 +1,5 @@
 /**
- * Identity resolution (DECISIONS "Contacts"): a conversation's first inbound message from an identity no
+ * Identity resolution (docs/contracts.md "Contacts"): a conversation's first inbound message from an identity no
  * contact of the organization holds creates a contact (status `new`); a known identity finds its contact. The
  * first agent reply moves `new` to `engaged`. Runs inside the chat turn's transaction.
  */

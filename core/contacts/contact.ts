@@ -1,4 +1,4 @@
-/** Contacts (spec 2.10, 3.5; DECISIONS "Contacts"): people agents talked to, resolved from channel identities. */
+/** Contacts (spec 2.10, 3.5; docs/contracts.md "Contacts"): people agents talked to, resolved from channel identities. */
 export const CONTACT_STATUSES = ['new', 'engaged', 'qualified', 'closed'] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 

@@ -45,7 +45,7 @@ export async function loadConversation(
 }
 
 /**
- * Values of the `{{namespace.name}}` variables (DECISIONS "Template variable namespaces"): `user` holds the
+ * Values of the `{{namespace.name}}` variables (docs/contracts.md "Template variable namespaces"): `user` holds the
  * client-supplied variables, sensitive ones included (usable in prompts, never returned).
  */
 export function templateValues(

@@ -19,7 +19,7 @@ const instant = (iso: string | null | undefined): number | null => {
 };
 
 /**
- * The event stream of one job for one client (DECISIONS "Jobs", spec 4.13 SSE rules). It subscribes to the job's
+ * The event stream of one job for one client (docs/contracts.md "Jobs", spec 4.13 SSE rules). It subscribes to the job's
  * topic first and then reads the store, so nothing emitted in between is lost; it replays the current state on
  * connect (unless `Last-Event-ID` says the client has it already), then passes on newer events in emittedAt
  * order (older or repeated ones, e.g. crossing on the bus, are dropped), and ends after the terminal event.

@@ -1,5 +1,5 @@
 /**
- * Leases and the sweeper: what makes an accepted job reach a terminal state whatever crashes (DECISIONS "Delivery
+ * Leases and the sweeper: what makes an accepted job reach a terminal state whatever crashes (docs/contracts.md "Delivery
  * guarantees"). The job's row is the truth and the outbox of its queue message (its dispatch); a worker claims
  * the row for a lease before it runs the job and renews the lease while it works; the sweeper sends the message
  * again for every non-terminal job whose lease ran out (its worker died) or whose message was never sent or was

@@ -1,5 +1,5 @@
 /**
- * One job contract for every long-running job (DECISIONS "Jobs"): document ingestion, source sync, graph
+ * One job contract for every long-running job (docs/contracts.md "Jobs"): document ingestion, source sync, graph
  * optimisation, provisioning builds. A job is one row of the relational store; every state change is one job
  * event. The generic lifecycle is queued -> running -> completed | failed, progress 0-100 never goes back, and
  * `emittedAt` (the SSE id) strictly increases per job. A kind may carry its own event fields in `body` and
@@ -63,7 +63,7 @@ export interface JobOutcome extends JobChange {
   result?: Record<string, unknown> | null;
 }
 
-/** The generic job event (DECISIONS "Jobs"). */
+/** The generic job event (docs/contracts.md "Jobs"). */
 export interface JobEvent {
   jobId: string;
   kind: string;

@@ -1,5 +1,5 @@
 /**
- * Document ingestion as a job (DECISIONS "Jobs", kind `document_ingestion`): progress through the pipeline's
+ * Document ingestion as a job (docs/contracts.md "Jobs", kind `document_ingestion`): progress through the pipeline's
  * steps (load, chunk, embed, store, optional graph extraction and summary), weighted by how long a step usually
  * takes, then completed or failed. Reporting is best effort: a store hiccup while reporting never fails a
  * document (the job catches up at its next state change); the terminal reports are retried first, since

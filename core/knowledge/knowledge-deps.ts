@@ -57,7 +57,7 @@ export interface KnowledgeDeps {
   pricing: KnowledgePricing;
   settings: KnowledgeSettings;
   log: KnowledgeLog;
-  /** Where ingestion (and source syncs) report as jobs (DECISIONS "Jobs"); absent in tests that do not watch jobs. */
+  /** Where ingestion (and source syncs) report as jobs (docs/contracts.md "Jobs"); absent in tests that do not watch jobs. */
   jobs?: JobReporter;
   /** The knowledge graph: document and knowledge-base deletes remove their contributions. */
   graph?: GraphStore;

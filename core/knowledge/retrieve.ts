@@ -176,7 +176,7 @@ export function retrievalProviderUsd(pricing: KnowledgePricing, usage: Retrieval
 
 /**
  * Records what a retrieval cost. A search is an operation of its own and always records its event, with cost 0
- * for free models (DECISIONS "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
+ * for free models (docs/contracts.md "Credits": `recordFree`); retrieval inside a chat is covered by the chat's own event,
  * so there only paid embedding or rerank calls add one.
  */
 export async function chargeRetrieval(

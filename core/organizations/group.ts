@@ -1,4 +1,4 @@
-/** User groups of an organization (DECISIONS "Groups"): who may open a distributed agent with allowed_group_ids. */
+/** User groups of an organization (docs/contracts.md "Groups"): who may open a distributed agent with allowed_group_ids. */
 export interface UserGroup {
   id: string;
   organizationId: string;

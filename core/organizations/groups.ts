@@ -1,5 +1,5 @@
 /**
- * User groups (DECISIONS "Groups"): `POST/GET /api/organizations/:orgId/groups`, `DELETE .../groups/:groupId`,
+ * User groups (docs/contracts.md "Groups"): `POST/GET /api/organizations/:orgId/groups`, `DELETE .../groups/:groupId`,
  * `PUT|DELETE .../groups/:groupId/members/:userId`. Any member may list groups and their members; creating,
  * deleting and changing membership need owner or admin. Someone outside the organization gets 404 for all of
  * it, like another organization's group. Only members of the organization can join its groups.

@@ -53,7 +53,7 @@ export async function removeMember(deps: OrganizationDeps, actor: Actor, organiz
     const { target } = await targetOf(repos, actor, organizationId, userId);
     await assertNotLastOwner(repos, organizationId, target.role);
     await repos.memberships.remove(organizationId, userId);
-    // Group memberships end with the organization membership (DECISIONS "Groups": groups hold members only).
+    // Group memberships end with the organization membership (docs/contracts.md "Groups": groups hold members only).
     await repos.groups.removeUser(organizationId, userId);
     await audit(deps, repos, actor.userId, organizationId, 'member.remove', ['user', userId], { role: target.role });
   });

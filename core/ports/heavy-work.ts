@@ -1,5 +1,5 @@
 /**
- * CPU-heavy or hostile-input work kept off the event loop that serves requests (ARCHITECTURE "Keep the request
+ * CPU-heavy or hostile-input work kept off the event loop that serves requests (docs/CONVENTIONS.md "Keep the request
  * loop free"): parsing untrusted files, chunking, summaries, offline embeddings. The adapter runs each task in
  * a pool of worker threads, bounded in time, memory and unpacked size; a task that breaks a bound rejects with
  * a DomainError naming the bound (`PAYLOAD_TOO_LARGE` "... too large when unpacked ...", `VALIDATION` "... took

@@ -1,5 +1,5 @@
 /**
- * The records behind `Idempotency-Key` on the POSTs of `/api` and `/v1` (DECISIONS "Delivery guarantees"): one
+ * The records behind `Idempotency-Key` on the POSTs of `/api` and `/v1` (docs/contracts.md "Delivery guarantees"): one
  * per scope (an organization, `anon:<anonymousId>` on the public lane...) and key, claimed before the request
  * runs and completed with its answer, so that the same request again within 24 hours is answered from it.
  * Shared by every api replica (the database), so a retry that lands on another process still finds it.

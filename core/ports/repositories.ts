@@ -56,7 +56,7 @@ export interface Repositories {
   conversations: ConversationRepository;
   /** Public-chat attachments (public-chat area). */
   attachments: AttachmentRepository;
-  /** User groups of organizations (DECISIONS "Groups"). */
+  /** User groups of organizations (docs/contracts.md "Groups"). */
   groups: GroupRepository;
   /** Contacts, identities and field history (channels area). */
   contacts: ContactRepository;
@@ -64,7 +64,7 @@ export interface Repositories {
   channels: ChannelRepository;
   /** Channel replies to send, with their attempts (the outbox of `channels.outbound`). */
   channelDeliveries: ChannelDeliveryRepository;
-  /** Long-running jobs (DECISIONS "Jobs") and the webhook deliveries of their events. */
+  /** Long-running jobs (docs/contracts.md "Jobs") and the webhook deliveries of their events. */
   jobs: JobRepository;
   webhookDeliveries: WebhookDeliveryRepository;
   /** Provisioning builds from a channel URL (spec 3.3) and their Idempotency-Keys. */

@@ -6,7 +6,7 @@
  * | ------------------------ | --------- | ------------------------------------------------------------- |
  * | system                   | no        | the system prompt (replaces the agent's systemPrompt field)    |
  * | guardrail                | no        | rules appended after the system prompt                        |
- * | welcome                  | no        | first message of every new conversation (DECISIONS)           |
+ * | welcome                  | no        | first message of every new conversation (docs/contracts.md)           |
  * | persona                  | no        | who the agent is: name, tone of voice                         |
  * | response_style           | no        | length and format of answers                                  |
  * | fallback                 | no        | what to say when the knowledge bases have no answer           |
@@ -25,7 +25,7 @@ export type PromptType = (typeof PROMPT_TYPES)[number];
 
 export const INSTANCED_TYPES: readonly PromptType[] = ['custom_tool_instructions'];
 
-/** Namespaces of `{{namespace.name}}` variables (DECISIONS "Template variable namespaces"). */
+/** Namespaces of `{{namespace.name}}` variables (docs/contracts.md "Template variable namespaces"). */
 export const BASE_NAMESPACES = ['agent', 'org', 'user', 'conversation', 'contact'] as const;
 export type VariableNamespace = (typeof BASE_NAMESPACES)[number] | 'tool';
 

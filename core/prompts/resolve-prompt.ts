@@ -90,7 +90,7 @@ export async function buildInstructions(
 export type WelcomeMessage = { mode: 'fixed'; text: string } | { mode: 'generated'; prompt: string };
 
 /**
- * DECISIONS "Welcome messages": no welcome section or empty content means none; `fixed` gives the rendered
+ * docs/contracts.md "Welcome messages": no welcome section or empty content means none; `fixed` gives the rendered
  * content; `generated` gives the rendered prompt, which the caller sends to the model (billable).
  */
 export async function resolveWelcome(

@@ -61,7 +61,7 @@ export interface OperatorEventInput {
 const OPERATOR_MESSAGE_MAX = 10_000;
 
 /**
- * `POST /api/bots/:id/conversations/:convId/operator-events`: needs `edit` on the agent (operators, DECISIONS "Operator inbox"; viewers only chat); the conversation must
+ * `POST /api/bots/:id/conversations/:convId/operator-events`: needs `edit` on the agent (operators, docs/contracts.md "Operator inbox"; viewers only chat); the conversation must
  * be one of this agent's (any visitor's or member's; 404 otherwise). operator.message is also saved to the
  * conversation, so it stays in the visitor's history and the model's context.
  */

@@ -11,7 +11,7 @@ const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export const publicAgentNotFound = () => new DomainError('NOT_FOUND', 'Agent not found');
 
-/** Membership or group restrictions of the distribution (DECISIONS "Public distribution"). */
+/** Membership or group restrictions of the distribution (docs/contracts.md "Public distribution"). */
 export function isRestricted(agent: Agent): boolean {
   const d = agent.distribution;
   return !!d && (d.require_org_membership || (d.allowed_group_ids?.length ?? 0) > 0);
@@ -22,7 +22,7 @@ export function isRestricted(agent: Agent): boolean {
  * slug); deleted, unpublished, unknown: 404. Restricted agents need a verified identity (a bearer token on the
  * public lane): require_org_membership admits any member of the agent's organization (in any role, whatever
  * organization is active in the token); allowed_group_ids admits only members of the organization who belong to
- * one of those groups (DECISIONS "Groups"). Everyone else gets 404, exactly as for a missing agent, so a
+ * one of those groups (docs/contracts.md "Groups"). Everyone else gets 404, exactly as for a missing agent, so a
  * restricted agent's existence is not revealed.
  */
 export async function loadPublicAgent(repos: Repositories, slug: string, actor: Actor | null): Promise<Agent> {

@@ -17,7 +17,7 @@ export function requireAnonymousId(value: unknown): string {
 /**
  * An anonymous visitor as the conversation and chat code sees it: conversations of the agent's organization
  * carrying this anonymousId, nothing else. Public conversations have no userId (a verified user on the public
- * lane only unlocks restricted agents), and platform `web` (DECISIONS "Channels"); the anonymousId is the contact
+ * lane only unlocks restricted agents), and platform `web` (docs/contracts.md "Channels"); the anonymousId is the contact
  * identity (channel `web`).
  */
 export function visitorOf(agent: Agent, anonymousId: string): ChatCaller {

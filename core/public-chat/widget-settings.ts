@@ -1,5 +1,5 @@
 /**
- * What an agent's widget channels say about its public lane (DECISIONS "Widget and hosted chat"): the origins
+ * What an agent's widget channels say about its public lane (docs/contracts.md "Widget and hosted chat"): the origins
  * allowed to call `/api/public/agents/:slug/...` from a browser, and the theme the widget applies.
  *
  * Origins: each active widget channel lists `config.allowedOrigins`, an empty list meaning any. The agent's lane

@@ -1,5 +1,5 @@
 /**
- * The `code` every error body carries (DECISIONS "Error body") when no domain error names one: refusals made
+ * The `code` every error body carries (docs/contracts.md "Error body") when no domain error names one: refusals made
  * before any use case runs (gateway, body parser, router) get the code of their status.
  */
 const CODE_BY_STATUS: Record<number, string> = {

@@ -1,5 +1,5 @@
 /**
- * The contract a source type implements (ARCHITECTURE habit 4): the plugin manifest every kind shares
+ * The contract a source type implements (docs/CONVENTIONS.md): the plugin manifest every kind shares
  * (core/plugin-contract/plugin-manifest.ts: type, description, options schema, secrets, capabilities) plus how it
  * recognises and normalises a URL, and how it lists and fetches items. A plugin lives in
  * `plugins/sources/<type>/index.ts` or in an npm package named in PLUGINS. It reaches the network only

@@ -1,6 +1,6 @@
 import type { JobDispatch } from '../jobs/job';
 /**
- * A source sync as a job (DECISIONS "Jobs", kind `source_sync`): reading the source, then indexing its items
+ * A source sync as a job (docs/contracts.md "Jobs", kind `source_sync`): reading the source, then indexing its items
  * (progress by items done), then completed with the sync report or failed with the reason. Best effort like
  * ingestion reporting: a reporting hiccup never fails a sync (terminal reports are retried first).
  */

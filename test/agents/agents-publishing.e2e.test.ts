@@ -50,7 +50,7 @@ describe('knowledge readiness (spec 3.2)', () => {
     const id = await createDraft('Flip');
     expectError(await put(p, `/api/bots/${id}`, { isDraft: false }, member.accessToken), 400, 'Knowledge base not ready');
     const ready = await seedKnowledgeBase(p, owner.orgId, { completed: 3 });
-    // a member's isDraft false submits the agent for review (DECISIONS "Publishing without review")
+    // a member's isDraft false submits the agent for review (docs/contracts.md "Publishing without review")
     const r = await put(p, `/api/bots/${id}`, { isDraft: false, knowledgeBaseIds: [ready] }, member.accessToken);
     expect(r.body).toMatchObject({ isDraft: true, status: 'pending_review' });
     const o = await put(p, `/api/bots/${id}`, { isDraft: false }, owner.accessToken);

@@ -9,7 +9,7 @@ import { buildTenantWorld, type TenantWorld } from './tenant-world';
 /**
  * Contract fuzzing (issue 8): requests generated from every operation's schemas go through the gateway with
  * valid credentials and real resource ids, so they reach validation and the handlers. No answer may be a 500,
- * and every 4xx must carry the error body of DECISIONS.md ({error, message, code?, details?}, JSON), or OpenAI's
+ * and every 4xx must carry the error body of docs/contracts.md ({error, message, code?, details?}, JSON), or OpenAI's
  * error object on the OpenAI-compatible paths.
  */
 const TARGET = 10_000;
@@ -137,7 +137,7 @@ async function send(r: FuzzRequest): Promise<Outcome> {
 }
 
 describe('contract fuzzing through the gateway', () => {
-  it(`answers ${TARGET}+ generated requests with no 500 and the DECISIONS error body on every 4xx`, async () => {
+  it(`answers ${TARGET}+ generated requests with no 500 and the docs/contracts.md error body on every 4xx`, async () => {
     const all = requests();
     const outcomes: Outcome[] = [];
     let next = 0;

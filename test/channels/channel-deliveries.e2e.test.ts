@@ -1,5 +1,5 @@
 /**
- * Channel replies are an outbox (DECISIONS "Delivery guarantees"): a reply counts as sent only once the provider
+ * Channel replies are an outbox (docs/contracts.md "Delivery guarantees"): a reply counts as sent only once the provider
  * accepted it, a refused send is retried with backoff (CHANNEL_RETRY_BACKOFF_MS, 5 attempts, then `failed`) and
  * every delivery is listed at GET /api/bots/:id/channels/:channelId/deliveries. Through the gateway, with a local
  * fake of the Graph API and a local SMTP relay (`smtp-server`) that refuse on demand: each reply reaches its

@@ -1,5 +1,5 @@
 /**
- * Who may receive an email address (DECISIONS "Email channel addresses"), through the gateway with the platform's
+ * Who may receive an email address (docs/contracts.md "Email channel addresses"), through the gateway with the platform's
  * SMTP listener and a local SMTP relay (`smtp-server`) that catches the verification codes and the replies:
  * an address belongs to at most one active channel platform-wide (a second claim, in any letter case, is
  * `409 address_taken`); a channel without an address gets a generated one in EMAIL_INBOUND_DOMAIN that receives

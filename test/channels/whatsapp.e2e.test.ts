@@ -1,5 +1,5 @@
 /**
- * WhatsApp Business end to end through the gateway (DECISIONS "Channels"): channel CRUD with write-only
+ * WhatsApp Business end to end through the gateway (docs/contracts.md "Channels"): channel CRUD with write-only
  * secrets, the webhook verification challenge, signed notifications (X-Hub-Signature-256 over the raw body)
  * queued and answered through a local fake of the Graph API, idempotency on message ids, statuses ignored,
  * contacts by E.164 phone, operator messages delivered through the channel, delete-impact and deactivation.

@@ -1,5 +1,5 @@
 /**
- * The operator inbox (DECISIONS "Operator inbox"): an operator sees every conversation of an agent, whatever
+ * The operator inbox (docs/contracts.md "Operator inbox"): an operator sees every conversation of an agent, whatever
  * its platform, and reads its messages, operator replies marked; other organizations get 404, viewers 403.
  */
 import { randomUUID } from 'node:crypto';
@@ -48,7 +48,7 @@ describe('operator inbox', () => {
     expect(limited.body.total).toBe(r.body.total);
     expect((await inbox(`?platform=${item.platform}`)).body.conversations.map((c: any) => c.id)).toContain(second);
     expect((await inbox('?platform=whatsapp_business')).body.conversations).toEqual([]);
-    // The visitor who wrote became a contact (DECISIONS "Contacts"): the inbox filters on it.
+    // The visitor who wrote became a contact (docs/contracts.md "Contacts"): the inbox filters on it.
     expect(item.contactId).toEqual(expect.any(String));
     const ofContact = await inbox(`?contactId=${item.contactId}`);
     expect(ofContact.body).toMatchObject({ total: 1, conversations: [{ id: second }] });

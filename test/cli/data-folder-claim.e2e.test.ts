@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": an admin command against an embedded data folder in use by a running platform
+ * docs/contracts.md "Delivery guarantees": an admin command against an embedded data folder in use by a running platform
  * exits 1 with "the data folder is in use by process N" and never writes where the running process will not see
  * it. The real binary in child processes: `platform start` on a temporary DATA_DIR, then admin commands (and a
  * second `start`) against the same folder; after the platform stopped, and after it was killed with SIGKILL

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { platformConfigSchema } from '../../app/configuration';
 
 /**
- * The Helm chart and graceful shutdown (DECISIONS "Delivery guarantees": in-flight requests and streams finish within
+ * The Helm chart and graceful shutdown (docs/contracts.md "Delivery guarantees": in-flight requests and streams finish within
  * SHUTDOWN_GRACE_MS): the HTTP roles sleep in preStop (so load balancers stop routing before SIGTERM) and the kubelet's
  * grace period outlasts the sleep plus the drain plus the few seconds the process gets to close its stores, or its
  * SIGKILL would cut the requests still finishing. Helm is not installed here: the values and templates are read.

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": SIGTERM: readiness fails at once, keep-alive answers carry `Connection: close`,
+ * docs/contracts.md "Delivery guarantees": SIGTERM: readiness fails at once, keep-alive answers carry `Connection: close`,
  * in-flight requests and streams finish within SHUTDOWN_GRACE_MS before the process exits.
  *
  * The real binary (`platform start`: gateway + api + worker in one process) in a child process. A client uploads a

@@ -1,5 +1,5 @@
 /**
- * User groups (DECISIONS "Groups", issue 18 item 5) through the gateway: the group endpoints, membership checks
+ * User groups (docs/contracts.md "Groups", issue 18 item 5) through the gateway: the group endpoints, membership checks
  * on the public lane (a signed-in caller outside the groups gets 404, anonymous visitors too), the marketplace
  * exclusion, and group deletion removing the group from every agent's allowed_group_ids.
  */

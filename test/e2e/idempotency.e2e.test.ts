@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on the POSTs of /api and /v1 (DECISIONS "Delivery guarantees"), end to end through the
+ * `Idempotency-Key` on the POSTs of /api and /v1 (docs/contracts.md "Delivery guarantees"), end to end through the
  * gateway of a started platform: a retried create, chat turn, stream or upload runs once and the retry gets
  * the first answer replayed with `Idempotent-Replayed: true`; another body under the key is 409
  * idempotency_key_reused; keys are per organization and per anonymousId on the public lane.

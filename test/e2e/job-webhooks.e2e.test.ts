@@ -1,5 +1,5 @@
 /**
- * Job webhooks end to end (DECISIONS "Jobs", spec 5.3 and 6): a document upload or a source sync with a
+ * Job webhooks end to end (docs/contracts.md "Jobs", spec 5.3 and 6): a document upload or a source sync with a
  * webhookUrl gets its terminal event POSTed to a local HTTPS receiver (self-signed certificate, trusted only in
  * this test through OUTBOUND_CA_FILE; its loopback port allowed through OUTBOUND_ALLOW), signed over the raw body,
  * retried on non-2xx up to 3 attempts, every delivery recorded.

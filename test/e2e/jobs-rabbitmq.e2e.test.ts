@@ -1,5 +1,5 @@
 /**
- * Job events cross processes through the event-bus port (DECISIONS "Jobs"): the platform runs on RabbitMQ, and a
+ * Job events cross processes through the event-bus port (docs/contracts.md "Jobs"): the platform runs on RabbitMQ, and a
  * second, separate RabbitMQ connection stands in for a worker process that reports a job; a real EventSource
  * client on the platform's gateway sees every state it reports. Real broker only (TEST_REAL_SERVICES=1).
  */

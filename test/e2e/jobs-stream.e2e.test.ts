@@ -1,5 +1,5 @@
 /**
- * The job contract end to end through the gateway (DECISIONS "Jobs"): a document upload's jobId is a job whose
+ * The job contract end to end through the gateway (docs/contracts.md "Jobs"): a document upload's jobId is a job whose
  * ingestion progress a real EventSource client follows (replay on connect, `event:` progress/done, `id:`
  * emittedAt, close after the terminal event), reconnects resume with Last-Event-ID, the poll endpoint gives
  * the same event, source syncs report the same way, and only members of the job's organization see a job.

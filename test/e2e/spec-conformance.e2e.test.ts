@@ -1,6 +1,6 @@
 /**
  * Issue 18, items 1-4: places where the platform and the spec disagreed, pinned through the gateway.
- *   1. DECISIONS "Credits": a search with a free model still records a billing event, with cost 0.
+ *   1. docs/contracts.md "Credits": a search with a free model still records a billing event, with cost 0.
  *   2. Spec 5.1: knowledge delete-impact needs `delete` (a viewer without a grant gets 403).
  *   3. Spec 4.4: a chat that starts its conversation implicitly sends the welcome first; a generated one is billed.
  *   4. Spec 2.13: the initial prompt version v1.0 has createdBy null (later versions name their author).

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": the api process SIGKILLed while chats are in flight, then started again, in the
+ * docs/contracts.md "Delivery guarantees": the api process SIGKILLed while chats are in flight, then started again, in the
  * production shape (test/support/fault-stack.ts). Clients do what a client should: each turn carries an
  * Idempotency-Key and is sent again with the same key after a 502, a 503, a 409 idempotency_key_in_use or a
  * dropped connection, until it gets its answer. Before the fixes a rolling kill saved a chat twice and billed it

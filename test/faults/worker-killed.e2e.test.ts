@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees" under faults, in the production shape (test/support/fault-stack.ts: gateway,
+ * docs/contracts.md "Delivery guarantees" under faults, in the production shape (test/support/fault-stack.ts: gateway,
  * api and two worker processes on a scratch Postgres database, Redis, RabbitMQ behind a proxy of this test,
  * JOB_LEASE_SECONDS=3). Three organizations upload 60 small documents through the gateway in three waves; while
  * they ingest, a worker is SIGKILLed (and restarted) twice, each time once both workers hold jobs, and the broker

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 /**
- * ARCHITECTURE habit 3: an optional SDK is imported only when its adapter is selected. Each case boots the
+ * docs/CONVENTIONS.md: an optional SDK is imported only when its adapter is selected. Each case boots the
  * infrastructure in a fresh process (a module cache of its own) and lists the SDKs that process loaded.
  */
 const ROOT = resolve(__dirname, '../..');

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": uploads while the broker is away. Before leases every such upload answered 502
+ * docs/contracts.md "Delivery guarantees": uploads while the broker is away. Before leases every such upload answered 502
  * and left a `failed` document that a re-upload called a duplicate. Now the document and its job (with the queue
  * message) commit together and the message leaves through the outbox: the upload is accepted, and once the broker
  * is back the sweeper sends it and the document completes. A TCP proxy in front of the machine's RabbitMQ stands

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": the database goes away while accepted documents ingest. Before leases, the jobs
+ * docs/contracts.md "Delivery guarantees": the database goes away while accepted documents ingest. Before leases, the jobs
  * running then burned their attempts in the seconds of the outage and ended dead-lettered with their documents
  * stuck `processing`/`pending`. Now a run the database left is acknowledged and taken up again by the sweeper,
  * and a claim that cannot reach the database counts no attempt: once the database is back, every document

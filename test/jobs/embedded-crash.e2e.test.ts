@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": the embedded `start` killed with SIGKILL while accepted documents ingest, then
+ * docs/contracts.md "Delivery guarantees": the embedded `start` killed with SIGKILL while accepted documents ingest, then
  * started again on the same data folder. Its queue lived in the process, so every message died with it; the job
  * rows are the outbox, and the sweeper at boot sends them again. Every accepted document reaches `completed`, each
  * is billed once, its index holds exactly the chunks it counts, and every job is terminal.

@@ -75,7 +75,7 @@ describe('request ids', () => {
   });
 
   it('are in the X-Request-Id header of errors from the gateway and from the api, never in the body', async () => {
-    // DECISIONS "Error body": {error, message} plus optional code and details, nothing else
+    // docs/contracts.md "Error body": {error, message} plus optional code and details, nothing else
     const keys = (body: Record<string, unknown>) => Object.keys(body).every((k) => ['error', 'message', 'code', 'details'].includes(k));
     const fromGateway = await p.http.get('/api/bots', { headers: { 'x-request-id': 'gw-error-1' } });
     expect(fromGateway.status).toBe(401);

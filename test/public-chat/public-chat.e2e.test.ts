@@ -193,7 +193,7 @@ describe('restricted agents', () => {
     const member = await joinOrganization(p.http, owner, owner.orgId, await registerUser(p.http, { label: 'public-member' }), 'viewer');
     const outsider = await registerUser(p.http, { label: 'public-outsider' });
     const members = await distributedAgent(p, owner, kbId, {}, { require_org_membership: true });
-    // Group restrictions name real user groups (DECISIONS "Groups"): the member is in the allowed group.
+    // Group restrictions name real user groups (docs/contracts.md "Groups"): the member is in the allowed group.
     const group = await p.http.post(`/api/organizations/${owner.orgId}/groups`, { name: 'Public members' }, { token: owner.accessToken });
     expect(group.status).toBe(201);
     const added = await p.http.request('PUT', `/api/organizations/${owner.orgId}/groups/${group.body.group.id}/members/${member.id}`, {

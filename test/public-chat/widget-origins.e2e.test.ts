@@ -1,5 +1,5 @@
 /**
- * A widget channel's `config.allowedOrigins` is enforced on its agent's public lane (DECISIONS "Widget and hosted
+ * A widget channel's `config.allowedOrigins` is enforced on its agent's public lane (docs/contracts.md "Widget and hosted
  * chat"), through the gateway: an Origin not listed gets `403 origin_not_allowed` on the chat endpoints and no CORS
  * allow headers on a preflight; a listed one is answered with that origin; no Origin (server to server) passes;
  * an agent without a list is unaffected; a changed list applies at once. `config.theme` is served with the public

@@ -1,5 +1,5 @@
 /**
- * DECISIONS "Delivery guarantees": the database unreachable → 503 DATABASE_UNAVAILABLE with Retry-After, never
+ * docs/contracts.md "Delivery guarantees": the database unreachable → 503 DATABASE_UNAVAILABLE with Retry-After, never
  * 500, and the platform recovers by itself once the database is back.
  *
  * The platform (`start`: gateway + api + worker in this process) runs on a scratch database of the real Postgres

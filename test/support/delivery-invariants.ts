@@ -1,5 +1,5 @@
 /**
- * Ingestion under faults, and what must hold after it (DECISIONS "Delivery guarantees"), for the worker-killed
+ * Ingestion under faults, and what must hold after it (docs/contracts.md "Delivery guarantees"), for the worker-killed
  * suite and the delivery-soak benchmark on the fault stack: organizations with a knowledge base each, uploads
  * through the gateway, a worker killed while it holds jobs, the wait for the drain, and the invariants checked
  * with SQL on the stack's database. No jest globals.

@@ -1,5 +1,5 @@
 /**
- * The production shape for fault injection (DECISIONS "Delivery guarantees"): `migrate`, then gateway, api and N
+ * The production shape for fault injection (docs/contracts.md "Delivery guarantees"): `migrate`, then gateway, api and N
  * worker processes of bin/platform.ts on a scratch database of the local Postgres server, Redis, and RabbitMQ
  * reached through a TCP proxy this stack controls (`cutBroker()` drops every connection and refuses new ones;
  * the shared broker itself is never stopped). JOB_LEASE_SECONDS is small (3 by default) so a job whose worker

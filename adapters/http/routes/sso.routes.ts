@@ -36,7 +36,7 @@ export interface SsoRouteDeps {
 const STATE_COOKIE_SECONDS = 10 * 60;
 
 /**
- * The cookie binding a flow's `state` to the browser that started it (DECISIONS "Single sign-on"): HttpOnly,
+ * The cookie binding a flow's `state` to the browser that started it (docs/contracts.md "Single sign-on"): HttpOnly,
  * SameSite=Lax (sent on the provider's top-level redirect back, not on cross-site subrequests), Path=/. Secure
  * decides as for the access_token cookie (the client reached the gateway over TLS), and the `__Host-` prefix,
  * which browsers accept only on a Secure cookie without Domain and with Path=/, is used exactly then, so that a

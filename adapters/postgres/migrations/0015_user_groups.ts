@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * User groups (DECISIONS "Groups"): named per organization (unique regardless of case), members are users of
+ * User groups (docs/contracts.md "Groups"): named per organization (unique regardless of case), members are users of
  * that organization. Deleting a group or a user removes their memberships.
  */
 export const userGroupsMigration: Migration = {

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * The job contract (DECISIONS "Jobs"): one row per long-running job holding its current state (the event
+ * The job contract (docs/contracts.md "Jobs"): one row per long-running job holding its current state (the event
  * history is not kept: streams replay the current state), and the webhook deliveries of job events with their
  * attempts. Ids are text: UUIDs for documents and syncs, `bld_...` for builds.
  */

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * Channels and contacts (issue 11, spec 2.10, DECISIONS "Channels" and "Contacts"): an agent's channels with
+ * Channels and contacts (issue 11, spec 2.10, docs/contracts.md "Channels" and "Contacts"): an agent's channels with
  * their plugin config and write-only secrets; contacts resolved from channel identities, their identities and
  * field history; conversations linked to their contact and channel; inbound message ids seen per channel
  * (redelivered webhooks are dropped) and the email Message-IDs that thread replies into one conversation.

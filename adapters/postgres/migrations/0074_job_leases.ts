@@ -5,7 +5,7 @@ import type { Migration } from '../migrator';
 /**
  * Jobs carry what is needed to run them again (their queue and payload: the row is the outbox of its queue
  * message), how often a worker claimed them, and a lease a running worker renews. The sweeper re-dispatches a
- * non-terminal job whose lease ran out or whose message was never sent or was lost (DECISIONS "Delivery
+ * non-terminal job whose lease ran out or whose message was never sent or was lost (docs/contracts.md "Delivery
  * guarantees"). Ingestion jobs from before this migration get their dispatch back from their reference, so
  * documents stranded by an earlier crash are taken up too.
  */

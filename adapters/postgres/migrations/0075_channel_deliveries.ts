@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * Channel replies are an outbox (DECISIONS "Delivery guarantees"): one row per message to send through a channel
+ * Channel replies are an outbox (docs/contracts.md "Delivery guarantees"): one row per message to send through a channel
  * (an agent's answer to an inbound message, or an operator's message), written next to the stored answer and
  * holding the exact recipient and text, its attempts, the last error and when the next attempt is due. An agent's
  * answer is keyed on the inbound provider message id it answers, so a redelivered inbound message finds it instead

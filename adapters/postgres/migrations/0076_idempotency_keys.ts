@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * The `Idempotency-Key` records of every POST of `/api` and `/v1` (DECISIONS "Delivery guarantees"): one per
+ * The `Idempotency-Key` records of every POST of `/api` and `/v1` (docs/contracts.md "Delivery guarantees"): one per
  * scope (an organization id, `anon:<anonymousId>` on the public lane...) and key, claimed in progress before
  * the request runs, then completed with the answer replayed to the same request within 24 hours. The key is
  * kept as a digest and the answer sealed with a key derived from it (adapters/http/idempotency.ts): answers

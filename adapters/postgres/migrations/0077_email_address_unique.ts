@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Migration } from '../migrator';
 
 /**
- * An inbound email address belongs to at most one active email channel platform-wide (DECISIONS "Email channel
+ * An inbound email address belongs to at most one active email channel platform-wide (docs/contracts.md "Email channel
  * addresses"): a partial unique index on the lowercased address of active email channels. Addresses claimed
  * twice before it: the earliest created active channel keeps the address, every later one is deactivated (its
  * organization re-activates it once the address is free, or moves it to another address).

@@ -4,7 +4,7 @@ import type { Migration } from '../migrator';
 
 /**
  * A pending OpenID Connect flow started by a signed-in user to link a provider to their account
- * (`POST /api/auth/sso/:slug/link`): the callback links the identity to that user (DECISIONS "Single sign-on").
+ * (`POST /api/auth/sso/:slug/link`): the callback links the identity to that user (docs/contracts.md "Single sign-on").
  */
 export const ssoLinkStatesMigration: Migration = {
   name: '0078_sso_link_states',

@@ -28,7 +28,7 @@ export function AgentDetailPage({ id }: { id: string }) {
     setNotice('Saved: a new version was recorded.');
     refresh();
   });
-  // Owners and admins take a draft live at once; a member's publish submits it for review (DECISIONS).
+  // Owners and admins take a draft live at once; a member's publish submits it for review (docs/contracts.md).
   const publish = useAction(async () => {
     // A rejected agent leaves that state only through submit-review.
     const bot =

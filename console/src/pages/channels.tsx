@@ -4,7 +4,7 @@ import { api, type Channel, createChannel, deleteChannel, listChannels, updateCh
 import { ErrorNotice, Field, formatDate, Link, Page, useAction, useLoad } from '../ui';
 
 /**
- * The fields of each channel type, as its plugin validates them (DECISIONS "Channels"). Secrets are write-only:
+ * The fields of each channel type, as its plugin validates them (docs/contracts.md "Channels"). Secrets are write-only:
  * the platform never returns them, so their inputs start empty and a blank input leaves the stored value alone.
  */
 interface TypeFields {

@@ -20,7 +20,7 @@ export interface SsoProvider {
   clientSecret: string;
   /**
    * Lower-case domains an email must belong to (empty: any email may sign in). Only emails of a listed domain
-   * are linked to an existing account and join `organizationId` (DECISIONS "Single sign-on").
+   * are linked to an existing account and join `organizationId` (docs/contracts.md "Single sign-on").
    */
   allowedEmailDomains: string[];
   organizationId: string;

@@ -54,7 +54,7 @@ export function startSsoSignIn(deps: IdentityDeps, oidc: OidcClient, slug: strin
 
 /**
  * The same flow for the signed-in user: its callback links the provider's identity to this user (the way to
- * link a provider that may not link by email, DECISIONS "Single sign-on").
+ * link a provider that may not link by email, docs/contracts.md "Single sign-on").
  */
 export function startSsoLink(deps: IdentityDeps, oidc: OidcClient, actor: Actor, slug: string, redirectUri: string): Promise<SsoFlowStart> {
   return startFlow(deps, oidc, slug, redirectUri, actor.userId);
