@@ -7,12 +7,12 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadConfig } from '../../app/configuration';
 import { buildInfrastructure } from '../../app/infrastructure';
+import { freePort } from '../support/free-port';
 
 const root = join(__dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'ap-claim-'));
@@ -35,14 +35,6 @@ const platform = (...args: string[]) =>
       resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 interface Running {
   child: ChildProcess;

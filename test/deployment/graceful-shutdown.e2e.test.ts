@@ -18,6 +18,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { freePort } from '../support/free-port';
 import { HttpClient } from '../support/http';
 
 const ROOT = join(__dirname, '..', '..');
@@ -27,14 +28,6 @@ const BOOT_CEILING_MS = 180_000;
 jest.setTimeout(BOOT_CEILING_MS + 2 * GRACE_MS + 30_000);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves with what `promise` gives, or rejects after `ms` naming `what`. */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {

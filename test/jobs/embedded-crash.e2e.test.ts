@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { loadConfig } from '../../app/configuration';
 import { buildInfrastructure } from '../../app/infrastructure';
+import { freePort } from '../support/free-port';
 import { HttpClient } from '../support/http';
 import { registerUser } from '../support/users';
 
@@ -20,14 +20,6 @@ const dataDir = mkdtempSync(join(tmpdir(), 'ap-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 const DOCUMENTS = 30;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** `platform start` under node itself (its pid is the platform's), ready once /health answers. */
 async function start(port: number): Promise<ChildProcess> {

@@ -8,24 +8,18 @@
 import { type ChildProcess, spawn, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
 import { deleteTopology } from '../../adapters/rabbitmq/test-fixtures/broker-admin';
 import { consumers } from '../../app/workers';
+import { freePort } from './free-port';
 import { createScratchDatabase, type ScratchDatabase } from './scratch-database';
+
+export { freePort };
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 export const RABBITMQ_URL = process.env.BENCH_RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** One role of bin/platform.ts in a process of its own; its logs (stderr) go where `stdio` says (default: ours). */
 export function runRole(role: string, env: NodeJS.ProcessEnv, stdio: StdioOptions = ['ignore', 'ignore', 'inherit']): ChildProcess {
